@@ -1,0 +1,77 @@
+"""The port between the engine and the referee's voice.
+
+The engine never speaks itself: it asks an `Announcer` to call a cadence (and is told, on the
+button clock, when the go-word will sound) or to say a phrase. Both return at once; nothing on the
+engine thread waits for audio. `PrintAnnouncer` is the voice-less adapter: it prints each phrase and
+times the cadence from the clock alone. The speech adapter (`referee.speech`) plugs in here.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TextIO
+
+from referee.clock import now_us
+
+
+class Announcer(Protocol):
+    def cadence(self, key: str, params: dict[str, Any], tempo_ms: int) -> int:
+        """Start calling the words of phrase `key` (e.g. "spank", "turn") `tempo_ms` apart.
+
+        Returns at once with the engine-clock time (µs) at which the last word (the go-word) sounds.
+        """
+        ...
+
+    def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
+        """Say phrase `key` as soon as the voice is free (`interrupt`: cut a stale one short)."""
+        ...
+
+    def describe(self) -> str:
+        """One line for `referee doctor`: which output is in use."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class PrintAnnouncer:
+    """No speech: phrases go to a text stream; the cue is `lead_ms` + the cadence's beats from now."""
+
+    def __init__(
+        self,
+        out: TextIO | None = None,
+        *,
+        lead_ms: int = 100,
+        clock: Callable[[], int] = now_us,
+        quiet: bool = False,
+    ) -> None:
+        self.out = out if out is not None else sys.stdout
+        self.lead_ms = lead_ms
+        self.clock = clock
+        self.quiet = quiet
+        self.said: list[tuple[str, dict[str, Any], int]] = []  # (key, params, when) for tests
+
+    def _words(self, key: str, params: dict[str, Any]) -> Sequence[str]:
+        from referee.phrases import words
+
+        return words(key, params)
+
+    def cadence(self, key: str, params: dict[str, Any], tempo_ms: int) -> int:
+        words = self._words(key, params)
+        start = self.clock() + self.lead_ms * 1000
+        cue = start + tempo_ms * 1000 * (len(words) - 1)
+        self.said.append((key, dict(params), cue))
+        if not self.quiet:
+            print("  » " + " … ".join(words), file=self.out, flush=True)
+        return cue
+
+    def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
+        self.said.append((key, dict(params), self.clock()))
+        if not self.quiet:
+            print("  » " + " ".join(self._words(key, params)), file=self.out, flush=True)
+
+    def describe(self) -> str:
+        return "no speech: phrases are printed"
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,137 @@
+"""Events in, rulings out: the vocabulary shared by the rules, the log, the engine and the adapters.
+
+Every input event is one line of the table log (see PRODUCT.md, "Table log"). Times are integer
+microseconds on the engine's monotonic clock (``referee.clock.now_us``); nothing else decides order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+BUTTONS = ("slap", "double")
+
+
+@dataclass(frozen=True)
+class GameStart:
+    """The first line of every log: which game, which seats (in seat order), which options."""
+
+    game: str
+    seats: tuple[str, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Cue:
+    """The instant the go-word sounded (Pig's Tail: the flip call, with the flipper's seat)."""
+
+    t_us: int
+    seat: str | None = None
+
+
+@dataclass(frozen=True)
+class Press:
+    """The first edge of one button press: who, which button, when."""
+
+    t_us: int
+    seat: str
+    button: str = "slap"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What only eyes can see, for one round: pigs, doubles, match, claim. A later one corrects."""
+
+    round: int
+    values: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """A judge-given penalty, in the game's own unit; it adds to the score, not to the race."""
+
+    round: int
+    seat: str
+    count: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Undo:
+    """Reverts the latest facts or penalty line not yet undone."""
+
+
+TimedEvent = Cue | Press
+JudgeEvent = Facts | Penalty | Undo
+Event = GameStart | Cue | Press | Facts | Penalty | Undo
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """One seat's result in one round (seat None: nobody, e.g. too close to call)."""
+
+    round: int
+    seat: str | None
+    delta: int
+    reason: str
+    margin_us: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "ruling",
+            "round": self.round,
+            "seat": self.seat,
+            "delta": self.delta,
+            "reason": self.reason,
+            "margin_us": self.margin_us,
+        }
+
+
+@dataclass(frozen=True)
+class Awaiting:
+    """A round that cannot be ruled in full until the judge supplies the named facts."""
+
+    round: int
+    need: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "awaiting", "round": self.round, "need": list(self.need)}
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    seat: str
+    score: int
+    place: int
+    out: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "score": self.score, "place": self.place, "out": self.out}
+
+
+@dataclass(frozen=True)
+class Standings:
+    final: bool
+    seats: tuple[StandingRow, ...]
+    winners: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "standings",
+            "final": self.final,
+            "seats": [row.to_json() for row in self.seats],
+            "winners": list(self.winners),
+        }
+
+
+def places(scores: Mapping[str, int], order: tuple[str, ...]) -> dict[str, int]:
+    """Competition ranking (1, 1, 3) by ascending score; ties share a place."""
+    result: dict[str, int] = {}
+    ranked = sorted(order, key=lambda s: scores[s])
+    for i, seat in enumerate(ranked):
+        if i and scores[seat] == scores[ranked[i - 1]]:
+            result[seat] = result[ranked[i - 1]]
+        else:
+            result[seat] = i + 1
+    return result

@@ -87,10 +87,10 @@ def event_from_json(obj: Any) -> Event:
         return Press(_int(obj, "t_us", lo=0), _text(obj, "seat"), button)
     if kind == "facts":
         values = {k: v for k, v in obj.items() if k not in ("type", "round")}
-        known = {"pigs", "doubles", "match", "claim"}
+        known = {"pigs", "doubles", "match", "claim", "void"}
         values = {k: v for k, v in values.items() if k in known}
         if not values:
-            raise ValueError("facts line names no facts (pigs, doubles, match or claim)")
+            raise ValueError("facts line names no facts (pigs, doubles, match, claim or void)")
         return Facts(_int(obj, "round", lo=1), values)
     if kind == "penalty":
         reason = obj.get("reason", "judge's penalty")

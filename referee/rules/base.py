@@ -248,6 +248,14 @@ class Rules(ABC):
     def next_call(self) -> tuple[str, str | None] | None:
         """What the live table should call next: ("cadence", None), ("turn", seat), or None."""
 
+    def reactions(self, number: int) -> dict[str, int]:
+        """Each seat's reaction time in round `number`, µs (games without a cue: empty)."""
+        return {}
+
+    def announcements(self, number: int) -> list[tuple[str, dict[str, Any]]]:
+        """Phrases (key, params) to say before round `number` starts at a live table."""
+        return []
+
     def outputs(self) -> list[Ruling | Awaiting]:
         out: list[Ruling | Awaiting] = []
         for number in range(1, self.round_count() + 1):

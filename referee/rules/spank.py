@@ -149,6 +149,8 @@ class SpankThePig(Rules):
     def _settle_close(self, rnd: Round) -> None:
         """Every active seat pressed every race button: the window closes `tie_us` later."""
         active = rnd.active
+        if not active:
+            return  # a cue after the game was over: nobody races
         times = []
         for button in self.race_buttons:
             for seat in active:
@@ -185,10 +187,12 @@ class SpankThePig(Rules):
         self._refold(number)
 
     def check_facts(self, facts: Facts) -> None:
-        known = {"pigs", "doubles"}
+        known = {"pigs", "doubles", "void"}
         for key in facts.values:
             if key not in known:
-                raise RulesError(f"facts field {key!r} is not used in {self.NAME}; use pigs, doubles")
+                raise RulesError(f"facts field {key!r} is not used in {self.NAME}; use pigs, doubles or void")
+        if not isinstance(facts.values.get("void", False), bool):
+            raise RulesError(f"void must be true or false, not {facts.values['void']!r}")
         pigs = facts.values.get("pigs")
         if "pigs" in facts.values and (
             isinstance(pigs, bool) or not isinstance(pigs, int) or not 0 <= pigs <= 72
@@ -210,8 +214,10 @@ class SpankThePig(Rules):
         if start > len(self.rounds):
             return
         first = self.rounds[start - 1]
-        if start == 1 or first.before is None:
+        if start == 1:
             state = _Fold(dict.fromkeys(self.seats, 0), set(), set(), False, ())
+        elif first.before is None:  # a new round: the fold so far ends where it begins
+            state = self.state.copy()
         else:
             state = first.before.copy()
         for rnd in self.rounds[start - 1 :]:
@@ -258,6 +264,8 @@ class SpankThePig(Rules):
         active = rnd.active
         outputs: list[Ruling | Awaiting] = []
         need: list[str] = []
+        if facts.get("void"):
+            return outputs  # voided by the judge (or cut in half by a power loss)
 
         pigs = facts.get("pigs")
         if pigs is None:
@@ -363,6 +371,26 @@ class SpankThePig(Rules):
         if st.over or st.race_open or st.awaiting is not None:
             return None
         return ("cadence", None)
+
+    def reactions(self, number: int) -> dict[str, int]:
+        """Each seat's reaction time in round `number` (first slap − cue), µs."""
+        rnd = self.rounds[number - 1]
+        return {s: t - rnd.cue_us for s, t in rnd.race["slap"].items()}
+
+    def announcements(self, number: int) -> list[tuple[str, dict[str, Any]]]:
+        """What to say before round `number` starts (deal at the first, last round...)."""
+        said: list[tuple[str, dict[str, Any]]] = []
+        if number == 1:
+            aside = self.options["deck"] % len(self.seats)
+            said.append(("deal", {"cards": self.regular_rounds,
+                                  "aside": f"Set {aside} cards aside." if aside else ""}))
+        if number == self.regular_rounds:
+            said.append(("last_round", {}))
+        elif number == self.regular_rounds + 1 or (
+            number > self.regular_rounds and self.state.knocked
+        ):
+            said.append(("sudden_death", {"seats": ", ".join(self.active_seats())}))
+        return said
 
     def active_seats(self) -> tuple[str, ...]:
         """Who plays the next round (the tied leaders in sudden death)."""

@@ -1,0 +1,45 @@
+# Table Referee: `make demo` and `make test` each set up everything on a fresh Debian machine
+# (system packages when missing, the venv, the Python packages) and then run.
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+# espeak-ng: speech; chromium: browser tests; sox: audio checks; libportaudio2: audio output;
+# shellcheck: checks hardware/install.sh
+APT_PACKAGES ?= espeak-ng chromium sox libportaudio2 shellcheck
+
+.PHONY: demo test bench lint setup system-packages clean
+
+setup: system-packages $(VENV)/.installed
+
+system-packages:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing system packages:$$missing"; \
+	  if [ "$$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed")'
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -e '.[test]'
+	touch $@
+
+demo: setup
+	$(VENV)/bin/referee demo
+
+test: setup
+	$(PY) -m pytest -q
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy referee
+
+bench: setup
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,145 @@
+"""Wiring the real (or mocked) adapters around the engine: one `Table` per running referee."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from referee.announce import Announcer, PrintAnnouncer
+from referee.config import SeatConfig, TableConfig, default_config
+from referee.engine import Engine, open_game, resume_game
+from referee.events import GameStart
+from referee.rules.base import rules_for
+from referee.store import Store, game_row, marks
+
+
+def default_db() -> Path:
+    env = os.environ.get("REFEREE_DB")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "table-referee" / "referee.db"
+
+
+def use_mock_pins() -> None:
+    """gpiozero's own convention: GPIOZERO_PIN_FACTORY=mock selects MockFactory."""
+    os.environ["GPIOZERO_PIN_FACTORY"] = "mock"
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory
+
+    if not isinstance(Device.pin_factory, MockFactory):
+        Device.pin_factory = MockFactory()
+
+
+def game_options(config: TableConfig, game: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Options for a live game: the box decides the doubles default (PRODUCT.md)."""
+    opts = {**config.options, **options}
+    if game == "spank-the-pig" and "doubles" not in opts:
+        seats = len(config.seats)
+        has_buttons = all(s.double is not None for s in config.seats)
+        opts["doubles"] = "off" if seats >= 5 else ("buttons" if has_buttons else "judge")
+    return opts
+
+
+def make_announcer(config: TableConfig, *, no_speech: bool, out: TextIO) -> Announcer:
+    if no_speech:
+        return PrintAnnouncer(out)
+    try:
+        from referee.speech import make_announcer as speech_announcer
+    except ImportError:  # pragma: no cover - speech module is part of the package
+        return PrintAnnouncer(out)
+    return speech_announcer(config.speech, no_speech=False, out=out)
+
+
+class Table:
+    """One table: the store, the voice, the button box and the current game's engine."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        *,
+        db: str | Path | None = None,
+        mock: bool = False,
+        no_speech: bool = False,
+        pin: str | None = None,
+        out: TextIO | None = None,
+        announcer: Announcer | None = None,
+        auto: bool = True,
+        box: bool = True,
+    ) -> None:
+        self.config = config
+        self.mock = mock
+        self.out = out if out is not None else sys.stdout
+        self.pin = pin or config.pin or f"{secrets.randbelow(10_000):04d}"
+        self.store = Store(db or config.db or default_db())
+        self.announcer = announcer or make_announcer(config, no_speech=no_speech, out=self.out)
+        self.auto = auto
+        self.engine: Engine | None = None
+        self.box: Any = None
+        if box:
+            self._open_box()
+
+    def _open_box(self) -> None:
+        from referee.gpio import ButtonBox
+
+        if self.box is not None:
+            self.box.close()
+        self.box = ButtonBox(self.config, self.submit)
+
+    def submit(self, item: object) -> None:
+        engine = self.engine
+        if engine is not None:
+            engine.submit(item)
+
+    def start(self, game: str, options: dict[str, Any] | None = None, *, practice: bool = False,
+              resume: bool = True) -> Engine:
+        """Resume the latest unfinished game of this table, or open a new one."""
+        seats = tuple(s.name for s in self.config.seats)
+        opts = game_options(self.config, game, options or {})
+        rules_for(game)(seats, opts)  # validate before anything is written
+        if self.engine is not None:
+            self.engine.stop()
+        engine = None
+        if resume:
+            row = game_row(self.store.conn)
+            if (row and row["game"] == game and tuple(row["seats"]) == seats
+                    and not marks(self.store.conn, row["id"], "over")
+                    and not marks(self.store.conn, row["id"], "ended")):
+                engine = resume_game(self.store, row["id"], self.announcer, leds=self.box,
+                                     auto=self.auto)
+                print(f"Resuming game {row['id']} at round {engine.rules.round_count()}.",
+                      file=self.out)
+        if engine is None:
+            engine = open_game(self.store, GameStart(game, seats, opts), self.announcer,
+                               leds=self.box, auto=self.auto, practice=practice)
+        self.engine = engine
+        engine.start()
+        return engine
+
+    def reseat(self, seats: list[dict[str, Any]]) -> None:
+        """New seats from the setup page (names, colours, pins); the box is reopened."""
+        base = default_config([s["name"] for s in seats])
+        new = []
+        for given, dflt in zip(seats, base.seats, strict=True):
+            new.append(SeatConfig(
+                name=given["name"], colour=given.get("colour") or dflt.colour,
+                slap=given.get("slap", dflt.slap), double=given.get("double", dflt.double),
+                led=given.get("led", dflt.led)))
+        self.config = TableConfig(
+            game=self.config.game, seats=tuple(new), judge=self.config.judge,
+            leds=self.config.leds, options=self.config.options, host=self.config.host,
+            port=self.config.port, db=self.config.db, pin=self.config.pin,
+            speech=self.config.speech)
+        if self.box is not None:
+            self._open_box()
+
+    def close(self) -> None:
+        if self.engine is not None:
+            self.engine.stop()
+        if self.box is not None:
+            self.box.close()
+        self.announcer.close()
+        self.store.close()

@@ -1,0 +1,285 @@
+"""The `referee` command: play, demo, replay, export, buttons, doctor, speech.
+
+Bad input (a config file, a log line, a flag) is one line on standard error naming the problem and
+the fix, and exit status 2 — never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from referee import __version__
+from referee.config import ConfigError, TableConfig, default_config, load_config, parse_seats
+from referee.rules.base import REGISTRY, RulesError, rules_for
+from referee.store import StoreError, connect, export_lines
+from referee.tablelog import LogError, dumps, replay
+
+GAMES = ("spank-the-pig", "pig", "pigs-tail")
+
+
+class UsageError(Exception):
+    """A user mistake: printed as one line, exit status 2."""
+
+
+def parse_options(pairs: Sequence[str] | None) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--option {pair!r}: write it as key=value, e.g. --option tie_us=2000")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    path = args.log
+    try:
+        source = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}; give the path of a table log") from None
+    try:
+        with source:
+            result = replay(source, parse_options(args.option))
+    except LogError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not a text file; a table log is JSON Lines (UTF-8)") from None
+    for line in result.lines():
+        print(dumps(line))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from referee.bootstrap import default_db
+
+    db = Path(args.db) if args.db else default_db()
+    if not db.exists():
+        raise UsageError(f"no database at {db}; play a game first or give --db PATH")
+    try:
+        conn = connect(db, readonly=True)
+        for line in export_lines(conn, args.game_id):
+            print(line)
+    except StoreError as exc:
+        raise UsageError(f"{db}: {exc}") from None
+    return 0
+
+
+def table_config(args: argparse.Namespace, game: str | None = None) -> TableConfig:
+    config = load_config(args.config) if getattr(args, "config", None) else None
+    seats = parse_seats(args.seats) if getattr(args, "seats", None) else None
+    if config is None:
+        config = default_config(seats)
+    elif seats is not None:
+        base = default_config(seats)
+        config = TableConfig(game=config.game, seats=base.seats, judge=config.judge,
+                             leds=config.leds, options=config.options, host=config.host,
+                             port=config.port, db=config.db, pin=config.pin, speech=config.speech)
+    return config
+
+
+def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
+    from referee.bootstrap import Table, use_mock_pins
+
+    game = args.game
+    config = table_config(args)
+    if game is None:
+        game = config.game
+    cls = rules_for(game)
+    lo, hi = cls.SEATS
+    if not lo <= len(config.seats) <= hi:
+        raise UsageError(f"{game} is for {lo} to {hi} seats, not {len(config.seats)}; "
+                         f"adjust --seats")
+    options: dict[str, Any] = parse_options(args.option)
+    if args.mock or demo:
+        use_mock_pins()
+    host = args.host or config.host
+    port = args.port or config.port
+    table = Table(config, db=args.db, mock=args.mock or demo, no_speech=args.no_speech,
+                  pin=args.pin)
+    try:
+        engine = table.start(game, options, resume=not args.new)
+    except RulesError as exc:
+        table.close()
+        raise UsageError(str(exc)) from None
+    out = table.out
+    print(f"Table Referee {__version__}: {cls.TITLE} for {', '.join(engine.rules.seats)}",
+          file=out)
+    print(f"Table PIN: {table.pin}", file=out)
+    server = None
+    if not args.no_web:
+        try:
+            from referee.webapp import serve_in_thread
+        except ImportError:
+            serve_in_thread = None
+        if serve_in_thread is not None:
+            server = serve_in_thread(table, host, port)
+            print(f"Scoreboard: http://{host}:{port}/", file=out)
+    engine.subscribe(lambda kind, data: _print_event(table, kind, data))
+    try:
+        if (args.mock or demo) and sys.stdin.isatty():
+            from referee.keyboard import run_keyboard
+
+            run_keyboard(table)
+        else:
+            _wait_until_over(table, args)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if server is not None:
+            server.close()
+        table.close()
+    return 0
+
+
+def _wait_until_over(table: Any, args: argparse.Namespace) -> None:
+    done = threading.Event()
+    table.engine.subscribe(lambda kind, data: done.set() if kind == "over" else None)
+    while not done.wait(0.5):
+        if getattr(args, "exit_when_over", False) and table.engine.rules.status().over:
+            break
+    if not args.exit_when_over:
+        threading.Event().wait()  # serve the scoreboard until stopped
+
+
+def _print_event(table: Any, kind: str, data: dict[str, Any]) -> None:
+    out = table.out
+    if kind == "ruling":
+        parts = []
+        for r in data["rulings"]:
+            if r["type"] == "awaiting":
+                parts.append(f"waiting for the judge: {', '.join(r['need'])}")
+                continue
+            margin = "" if r["margin_us"] is None else f", by {r['margin_us'] / 1000:.1f} ms"
+            who = r["seat"] or "nobody"
+            parts.append(f"{who} {r['delta']:+d} ({r['reason']}{margin})")
+        label = "Correction, round" if data["correction"] else "Round"
+        print(f"{label} {data['round']}: " + ("; ".join(parts) or "clean round"), file=out)
+        st = table.engine.rules.standings()
+        print("   " + "  ".join(f"{r.seat} {r.score}" for r in st.seats), file=out, flush=True)
+    elif kind == "over":
+        rows = ", ".join(f"{r['place']}. {r['seat']} ({r['score']})" for r in data["seats"])
+        print(f"Game over. Winner: {' and '.join(data['winners'])}. {rows}", file=out, flush=True)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    args.game = "spank-the-pig"
+    if not args.seats:
+        args.seats = "Blue,Red,Green,Yellow"
+    return cmd_play(args, demo=True)
+
+
+def cmd_buttons(args: argparse.Namespace) -> int:
+    from referee.buttons import run_buttons
+
+    return run_buttons(args)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from referee.doctor import run_doctor
+
+    return run_doctor(args)
+
+
+def cmd_speech(args: argparse.Namespace) -> int:
+    from referee.speech import speech_main
+
+    return int(speech_main(args))
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line and exit status 2."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message}; see '{self.prog} --help'\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="referee", description="Table Referee: a referee for fast "
+                                "card games played on a box of slap buttons.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    def table_args(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--seats", help="seat names in seat order, e.g. Blue,Red,Green,Yellow")
+        sp.add_argument("--option", action="append", metavar="KEY=VALUE", help="a game option")
+        sp.add_argument("--config", help="a TOML config file (see hardware/config.example.toml)")
+        sp.add_argument("--db", help="the SQLite table log (default: ~/.local/share/...)")
+        sp.add_argument("--host", help="scoreboard address (default 127.0.0.1)")
+        sp.add_argument("--port", type=int, help="scoreboard port (default 8000)")
+        sp.add_argument("--no-speech", action="store_true", help="print phrases instead")
+        sp.add_argument("--pin", help="the table PIN for judge actions (default: random)")
+        sp.add_argument("--no-web", action="store_true", help="no scoreboard")
+        sp.add_argument("--new", action="store_true", help="start a new game, never resume")
+        sp.add_argument("--exit-when-over", action="store_true", help=argparse.SUPPRESS)
+
+    sp = sub.add_parser("play", help="run a live table")
+    sp.add_argument("game", nargs="?", choices=sorted(set(GAMES) | set(REGISTRY)), metavar="GAME",
+                    help="spank-the-pig, pig or pigs-tail")
+    sp.add_argument("--mock", action="store_true", help="mocked pins (no hardware)")
+    table_args(sp)
+    sp.set_defaults(func=cmd_play)
+
+    sp = sub.add_parser("demo", help="4 seats of Spank the Pig! on mocked pins, from the keyboard")
+    table_args(sp)
+    sp.set_defaults(func=cmd_demo, mock=True)
+
+    sp = sub.add_parser("replay", help="re-rule a recorded table log")
+    sp.add_argument("log", help="a table log (JSON Lines), or - for standard input")
+    sp.add_argument("--option", action="append", metavar="KEY=VALUE")
+    sp.set_defaults(func=cmd_replay)
+
+    sp = sub.add_parser("export", help="write a game's table log to standard output")
+    sp.add_argument("game_id", nargs="?", type=int, help="the game (default: the latest)")
+    sp.add_argument("--db")
+    sp.set_defaults(func=cmd_export)
+
+    sp = sub.add_parser("buttons", help="button check: press each button")
+    sp.add_argument("--config")
+    sp.add_argument("--mock", action="store_true")
+    sp.add_argument("--seats")
+    sp.add_argument("--no-speech", action="store_true")
+    sp.add_argument("--seconds", type=float, default=60.0, help="give up after this long")
+    sp.set_defaults(func=cmd_buttons)
+
+    sp = sub.add_parser("doctor", help="check GPIO, pins, audio, speech, database, scoreboard")
+    sp.add_argument("--config")
+    sp.add_argument("--mock", action="store_true")
+    sp.add_argument("--db")
+    sp.set_defaults(func=cmd_doctor)
+
+    sp = sub.add_parser("speech", help="speech tools")
+    ssub = sp.add_subparsers(dest="speech_command", metavar="ACTION", parser_class=Parser)
+    rp = ssub.add_parser("render", help="render every phrase to WAV files in DIR")
+    rp.add_argument("dir")
+    rp.add_argument("--seats", default="Blue,Red,Green,Yellow,Purple,Orange,Pink,Teal")
+    rp.add_argument("--voice")
+    rp.add_argument("--rate", type=int)
+    rp.add_argument("--language", default="en")
+    sp.set_defaults(func=cmd_speech)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except (UsageError, ConfigError, RulesError, StoreError) as exc:
+        print(f"referee {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

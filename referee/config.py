@@ -1,0 +1,371 @@
+"""The table's configuration: which game, which seats, and which GPIO pin does what.
+
+A table is described by a small TOML file (``config.toml``)::
+
+    [table]                      # game, host, port, db, pin (the judge panel's PIN)
+    game = "spank-the-pig"
+    [[seats]]                    # one per seat, in seat order
+    name = "Blue"
+    colour = "#1f6feb"
+    slap = 4                     # BCM number of the slap button (pull-up, button to ground)
+    double = 23                  # optional second button
+    led = 12                     # optional LED on its own pin
+    [judge]                      # optional three-key keypad
+    yes = 16
+    no = 9
+    undo = 7
+    [leds]                       # optional 74HC595 chain: seat i lights output Qi
+    data = 10
+    clock = 11
+    latch = 8
+    [options]                    # game options, k = v
+    [speech]                     # voice, rate, volume, language
+
+Everything is checked once, when the config is built, so a mistake is reported as one line that
+names the bad value and says what to do (``ConfigError``), never as a traceback at the table.
+Pins are BCM numbers 0-27; the HAT ID EEPROM, I2C and I2S audio pins are refused, and every pin
+may be used only once. ``DEFAULT_WIRING`` is the wiring that wiring.md documents.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+MAX_SEATS: Final = 8
+BCM_RANGE: Final = range(0, 28)
+RESERVED_PINS: Final[Mapping[int, str]] = {
+    0: "the HAT ID EEPROM (ID_SD/ID_SC)",
+    1: "the HAT ID EEPROM (ID_SD/ID_SC)",
+    2: "I2C (SDA/SCL)",
+    3: "I2C (SDA/SCL)",
+    18: "the I2S audio HAT",
+    19: "the I2S audio HAT",
+    20: "the I2S audio HAT",
+    21: "the I2S audio HAT",
+}
+JUDGE_SEAT: Final = "judge"  # the name events use for the keypad; no seat may take it
+SEAT_KEYS: Final = ("name", "colour", "slap", "double", "led")
+SPEECH_KEYS: Final = ("voice", "rate", "volume", "language")
+_COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
+
+OptionValue = str | int | bool
+
+
+class ConfigError(ValueError):
+    """A mistake in the table configuration, as one line naming the bad value and the fix."""
+
+
+@dataclass(frozen=True)
+class SeatConfig:
+    name: str
+    colour: str
+    slap: int | None
+    double: int | None = None
+    led: int | None = None
+
+
+@dataclass(frozen=True)
+class JudgeKeys:
+    yes: int
+    no: int
+    undo: int
+
+
+@dataclass(frozen=True)
+class LedChain:
+    """A 74HC595 shift register driving up to 8 seat LEDs through a ULN2803; seat i is output Qi."""
+
+    data: int
+    clock: int
+    latch: int
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """A pin assignment for the box: slap and double buttons by seat, judge keys, LED chain."""
+
+    slap: tuple[int, ...]
+    double: tuple[int, ...]
+    judge: JudgeKeys
+    leds: LedChain
+
+    def rows(self) -> list[tuple[str, int]]:
+        """(role, BCM) for every pin, in the order wiring.md lists them."""
+        rows = [(f"seat {i + 1} slap", pin) for i, pin in enumerate(self.slap)]
+        rows += [(f"seat {i + 1} double", pin) for i, pin in enumerate(self.double)]
+        rows += [(f"judge {k}", getattr(self.judge, k)) for k in ("yes", "no", "undo")]
+        rows += [(f"LED chain {k}", getattr(self.leds, k)) for k in ("data", "clock", "latch")]
+        return rows
+
+
+DEFAULT_WIRING: Final = Wiring(
+    slap=(4, 17, 27, 22, 5, 6, 13, 26),
+    double=(23, 24, 25, 12),
+    judge=JudgeKeys(yes=16, no=9, undo=7),
+    leds=LedChain(data=10, clock=11, latch=8),
+)
+DEFAULT_SEATS: Final[tuple[tuple[str, str], ...]] = (
+    ("Blue", "#1f6feb"),
+    ("Red", "#d1242f"),
+    ("Green", "#1a7f37"),
+    ("Yellow", "#d4a72c"),
+    ("Purple", "#8250df"),
+    ("Orange", "#e16f24"),
+    ("Pink", "#e85aad"),
+    ("Teal", "#1b9aaa"),
+)
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    game: str = "spank-the-pig"
+    seats: tuple[SeatConfig, ...] = ()
+    judge: JudgeKeys | None = None
+    leds: LedChain | None = None
+    options: dict[str, OptionValue] = field(default_factory=dict)
+    host: str = "127.0.0.1"
+    port: int = 8000
+    db: str | None = None
+    pin: str | None = None
+    speech: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _check(self)
+
+    def seat(self, name: str) -> SeatConfig:
+        for seat in self.seats:
+            if seat.name == name:
+                return seat
+        known = ", ".join(s.name for s in self.seats)
+        raise ConfigError(f"unknown seat {name!r}; seats: {known}")
+
+
+# --------------------------------------------------------------------------------------------
+# Checks
+
+
+def _check(config: TableConfig) -> None:
+    if not config.seats:
+        raise ConfigError("no seats configured; add a [[seats]] table per seat or use --seats")
+    if len(config.seats) > MAX_SEATS:
+        raise ConfigError(
+            f"{len(config.seats)} seats configured; the box supports at most {MAX_SEATS}"
+        )
+    names: dict[str, str] = {}
+    for seat in config.seats:
+        _check_name(seat.name)
+        if seat.name.casefold() in names:
+            raise ConfigError(f"seat name {seat.name!r} is used twice; give each seat its own name")
+        names[seat.name.casefold()] = seat.name
+        if not isinstance(seat.colour, str) or not _COLOUR.fullmatch(seat.colour):
+            raise ConfigError(
+                f"colour {seat.colour!r} of seat {seat.name} is not a #rrggbb colour; e.g. #1f6feb"
+            )
+    users: dict[int, str] = {}
+    for pin, user in _pin_uses(config):
+        if isinstance(pin, bool) or not isinstance(pin, int):
+            raise ConfigError(f"{user} pin {pin!r} is not a BCM pin number; use 0-27")
+        if pin not in BCM_RANGE:
+            raise ConfigError(f"BCM pin {pin} is out of range; use 0-27 (for {user})")
+        if pin in RESERVED_PINS:
+            raise ConfigError(
+                f"pin {pin} is reserved for {RESERVED_PINS[pin]}; choose another for {user}"
+            )
+        if pin in users:
+            what = "one" if "LED" in user + users[pin] else "button"
+            raise ConfigError(
+                f"pin {pin} is used by both {users[pin]} and {user}; give each {what} its own pin"
+            )
+        users[pin] = user
+    port = config.port
+    if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+        raise ConfigError(f"port {config.port!r} is not a TCP port; use 1-65535, e.g. 8000")
+    for key, value in config.options.items():
+        if not isinstance(value, str | int | bool):
+            raise ConfigError(
+                f"option {key} = {value!r} must be text, a whole number or true/false"
+            )
+    for key in config.speech:
+        if key not in SPEECH_KEYS:
+            raise ConfigError(f"unknown key {key!r} in [speech]; known: {', '.join(SPEECH_KEYS)}")
+
+
+def _check_name(name: object) -> None:
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"seat name {name!r} is empty; give every seat a name, e.g. Blue")
+    if name != name.strip() or "," in name:
+        raise ConfigError(f"seat name {name!r} has stray spaces or commas; use e.g. 'Blue'")
+    if name.casefold() == JUDGE_SEAT:
+        raise ConfigError(f"seat name {name!r} is kept for the judge keypad; choose another")
+
+
+def _pin_uses(config: TableConfig) -> list[tuple[int, str]]:
+    uses: list[tuple[int, str]] = []
+    for seat in config.seats:
+        for role in ("slap", "double", "led"):
+            pin = getattr(seat, role)
+            if pin is not None:
+                uses.append((pin, f"{seat.name} ({'LED' if role == 'led' else role})"))
+    if config.judge is not None:
+        uses += [(getattr(config.judge, k), f"judge ({k.upper()})") for k in ("yes", "no", "undo")]
+    if config.leds is not None:
+        uses += [(getattr(config.leds, k), f"LED chain ({k})") for k in ("data", "clock", "latch")]
+    return uses
+
+
+# --------------------------------------------------------------------------------------------
+# Building a config
+
+
+def default_config(seat_names: Sequence[str] | None = None, *, doubles: bool = True) -> TableConfig:
+    """The box as wiring.md builds it; seats take the default pins in order (default: 4 seats)."""
+    if seat_names is None:
+        seat_names = [name for name, _ in DEFAULT_SEATS[:4]]
+    if len(seat_names) > MAX_SEATS:
+        raise ConfigError(f"{len(seat_names)} seats configured; the box supports at most {MAX_SEATS}")
+    wiring = DEFAULT_WIRING
+    seats = tuple(
+        SeatConfig(
+            name=name,
+            colour=DEFAULT_SEATS[i][1],
+            slap=wiring.slap[i],
+            double=wiring.double[i] if doubles and i < len(wiring.double) else None,
+        )
+        for i, name in enumerate(seat_names)
+    )
+    return TableConfig(seats=seats, judge=wiring.judge, leds=wiring.leds)
+
+
+def parse_seats(text: str) -> list[str]:
+    """Seat names from ``--seats Blue,Red,...``: trimmed, none empty, none twice."""
+    names = [part.strip() for part in text.split(",")]
+    if not any(names):
+        raise ConfigError("--seats is empty; list the seats in order, e.g. --seats Blue,Red,Green")
+    if not all(names):
+        raise ConfigError(f"--seats {text!r} has an empty name; separate names with single commas")
+    seen: set[str] = set()
+    for name in names:
+        if name.casefold() in seen:
+            raise ConfigError(f"seat {name!r} appears twice in --seats; give each seat its own name")
+        seen.add(name.casefold())
+        _check_name(name)
+    return names
+
+
+def load_config(path: str | Path) -> TableConfig:
+    """Read and check a config.toml; every mistake is a one-line ConfigError."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file {str(path)!r} not found; check the path") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {str(path)!r}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(_toml_message(path, exc)) from None
+    return _from_toml(data)
+
+
+def _toml_message(path: Path, exc: tomllib.TOMLDecodeError) -> str:
+    text = str(exc)
+    where = re.search(r"\s*\(at line (\d+), column (\d+)\)$", text)
+    if where:
+        what = text[: where.start()]
+        return f"{path}: line {where.group(1)}: {what} (column {where.group(2)})"
+    end = re.search(r"\s*\(at end of document\)$", text)
+    if end:
+        lines = max(1, len(path.read_text(encoding="utf-8").splitlines()))
+        return f"{path}: line {lines}: {text[: end.start()]} (at end of file)"
+    return f"{path}: {text}"
+
+
+def _table(data: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a table, e.g. [{key}]")
+    return value
+
+
+def _known(table: Mapping[str, Any], known: Sequence[str], where: str) -> None:
+    for key in table:
+        if key not in known:
+            raise ConfigError(f"unknown key {key!r} in {where}; known: {', '.join(known)}")
+
+
+def _opt_int(table: Mapping[str, Any], key: str, where: str) -> int | None:
+    value = table.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ConfigError(f"{key} = {value!r} in {where} is not a BCM pin number; use e.g. {key} = 4")
+    return value
+
+
+def _opt_str(table: Mapping[str, Any], key: str, where: str) -> str | None:
+    value = table.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f'{key} = {value!r} in {where} must be text in quotes, e.g. {key} = "x"')
+    return value
+
+
+def _from_toml(data: Mapping[str, Any]) -> TableConfig:
+    _known(data, ("table", "seats", "judge", "leds", "options", "speech"), "the config file")
+    table = _table(data, "table", "[table]")
+    _known(table, ("game", "host", "port", "db", "pin"), "[table]")
+    seats_raw = data.get("seats")
+    if seats_raw is None:
+        raise ConfigError("no [[seats]] in the config file; add one [[seats]] table per seat")
+    if not isinstance(seats_raw, list) or not all(isinstance(s, dict) for s in seats_raw):
+        raise ConfigError("seats must be [[seats]] tables, one per seat")
+    if len(seats_raw) > MAX_SEATS:
+        raise ConfigError(f"{len(seats_raw)} seats configured; the box supports at most {MAX_SEATS}")
+    seats = []
+    for i, raw in enumerate(seats_raw):
+        where = f"seat {i + 1}"
+        _known(raw, SEAT_KEYS, where)
+        name = _opt_str(raw, "name", where) or DEFAULT_SEATS[i][0]
+        by_name = dict(DEFAULT_SEATS).get(name, DEFAULT_SEATS[i][1])
+        seats.append(
+            SeatConfig(
+                name=name,
+                colour=_opt_str(raw, "colour", where) or by_name,
+                slap=_opt_int(raw, "slap", where),
+                double=_opt_int(raw, "double", where),
+                led=_opt_int(raw, "led", where),
+            )
+        )
+    judge = leds = None
+    if "judge" in data:
+        raw = _table(data, "judge", "[judge]")
+        _known(raw, ("yes", "no", "undo"), "[judge]")
+        keys = {k: _opt_int(raw, k, "[judge]") for k in ("yes", "no", "undo")}
+        missing = [k for k, v in keys.items() if v is None]
+        if missing:
+            raise ConfigError(f"[judge] has no {missing[0]} pin; set yes, no and undo")
+        judge = JudgeKeys(**keys)  # type: ignore[arg-type]
+    if "leds" in data:
+        raw = _table(data, "leds", "[leds]")
+        _known(raw, ("data", "clock", "latch"), "[leds]")
+        chain = {k: _opt_int(raw, k, "[leds]") for k in ("data", "clock", "latch")}
+        missing = [k for k, v in chain.items() if v is None]
+        if missing:
+            raise ConfigError(f"[leds] has no {missing[0]} pin; set data, clock and latch")
+        leds = LedChain(**chain)  # type: ignore[arg-type]
+    pin = table.get("pin")
+    if pin is not None and (isinstance(pin, bool) or not isinstance(pin, str | int)):
+        raise ConfigError(f'pin = {pin!r} in [table] must be a PIN code in quotes, e.g. pin = "4321"')
+    return TableConfig(
+        game=_opt_str(table, "game", "[table]") or "spank-the-pig",
+        seats=tuple(seats),
+        judge=judge,
+        leds=leds,
+        options=dict(_table(data, "options", "[options]")),
+        host=_opt_str(table, "host", "[table]") or "127.0.0.1",
+        port=table.get("port", 8000),
+        db=_opt_str(table, "db", "[table]"),
+        pin=None if pin is None else str(pin),
+        speech=dict(_table(data, "speech", "[speech]")),
+    )

@@ -1,0 +1,59 @@
+"""Shared fixtures: gpiozero's real MockFactory, with pins whose edges carry ticks the test picks."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPin
+
+_sequence = itertools.count()
+
+
+class TickPin(MockPin):
+    """A MockPin whose edges carry chosen ticks, and which remembers every level change.
+
+    ``drive(state, ticks)`` moves an input's level as the button would, and the callback gets
+    ``ticks`` as the edge time, so tests never depend on wall time. ``closed = True`` models a
+    button held shut: the input stays low even against the pull-up. ``history`` lists every level
+    change as (sequence, level); the sequence is shared by all pins, so histories merge in order.
+    """
+
+    def __init__(self, factory: Any, info: Any) -> None:
+        self.history: list[tuple[int, bool]] = []
+        self.closed = False
+        super().__init__(factory, info)
+
+    def _change_state(self, value: Any) -> bool:
+        if self.closed and self._function == "input":
+            value = False
+        changed: bool = super()._change_state(value)
+        if changed:
+            self.history.append((next(_sequence), bool(value)))
+        return changed
+
+    def drive(self, state: bool, ticks: float) -> None:
+        assert self._function == "input"
+        if self._change_state(state):
+            self._last_change = ticks
+            if self._when_changed is not None and self._edges in (
+                "both",
+                "rising" if state else "falling",
+            ):
+                self._call_when_changed()
+
+
+@pytest.fixture
+def mock_factory() -> Iterator[MockFactory]:
+    previous = Device.pin_factory
+    factory = MockFactory(pin_class=TickPin)
+    Device.pin_factory = factory
+    try:
+        yield factory
+    finally:
+        factory.close()
+        factory.reset()
+        Device.pin_factory = previous

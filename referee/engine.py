@@ -97,6 +97,7 @@ class Engine:
         self.last_said = ""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._stuck_check_us = 0
         self.ruled_at: dict[int, int] = {}  # round → engine time its ruling was published
 
     # -- any thread ---------------------------------------------------------------------------
@@ -213,6 +214,11 @@ class Engine:
     def step(self) -> None:
         """Advance time, announce what changed, and start the next round when it is due."""
         now = self.now()
+        if now >= self._stuck_check_us and self.leds is not None:
+            self._stuck_check_us = now + 1_000_000
+            check = getattr(self.leds, "check_stuck", None)
+            if check is not None:
+                check(self.clock())  # the box reports a long hold back through the queue
         self.rules.advance(now)
         changed = self.rules.take_changed()
         for number in changed:

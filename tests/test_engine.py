@@ -1,0 +1,179 @@
+"""The live table on mocked pins: a game played through the engine, exported, replayed."""
+
+from __future__ import annotations
+
+import io
+import statistics
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from referee.announce import PrintAnnouncer
+from referee.bootstrap import Table
+from referee.config import default_config
+from referee.engine import Engine
+from referee.events import Facts, Penalty, Undo
+from referee.gpio import JudgeKey
+from referee.store import connect, export_lines
+from referee.tablelog import replay
+
+
+class Watcher:
+    """Records what the engine publishes and lets the test wait for it."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+        self.cond = threading.Condition()
+        engine.subscribe(self.on_event)
+
+    def on_event(self, kind: str, data: dict[str, Any]) -> None:
+        with self.cond:
+            self.events.append((kind, data))
+            self.cond.notify_all()
+
+    def wait(self, pred: Any, timeout: float = 10.0) -> Any:
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for kind, data in self.events:
+                    if pred(kind, data):
+                        return data
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"timed out; saw {[k for k, _ in self.events][-10:]}")
+                self.cond.wait(left)
+
+    def rulings(self, number: int) -> dict[str, Any]:
+        return self.wait(lambda k, d: k == "ruling" and d["round"] == number)
+
+
+def wait_for_race(engine: Engine, number: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        snap = engine.snapshot()
+        if snap["round"] == number and snap["phase"] == "race":
+            return
+        time.sleep(0.002)
+    raise AssertionError(f"round {number} never opened: {engine.snapshot()['phase']}")
+
+
+@pytest.fixture
+def table(tmp_path: Path, mock_factory: MockFactory) -> Any:
+    t = Table(default_config(["Blue", "Red", "Green"]), db=tmp_path / "table.db",
+              announcer=PrintAnnouncer(io.StringIO(), lead_ms=20), mock=True)
+    yield t
+    t.close()
+
+
+def slap_in_order(table: Table, seats: list[str], gap_s: float = 0.004,
+                  button: str = "slap") -> None:
+    for seat in seats:
+        table.box.press(seat, button)
+        time.sleep(gap_s)
+
+
+OPTIONS = {"deck": "9", "tempo_ms": "100", "pause_ms": "60", "window_ms": "600", "doubles": "off"}
+
+
+def test_a_whole_game_live_then_replayed_gives_the_same_rulings(table: Table) -> None:
+    engine = table.start("spank-the-pig", OPTIONS)
+    watch = Watcher(engine)
+    # round 1: everyone slaps, Green last
+    wait_for_race(engine, 1)
+    slap_in_order(table, ["Blue", "Red", "Green"])
+    r1 = watch.rulings(1)
+    assert [(r["seat"], r["delta"]) for r in r1["rulings"]] == [("Green", 1)]
+    # round 2: a split round: the judge is asked, then says "no pig" from the keypad
+    wait_for_race(engine, 2)
+    slap_in_order(table, ["Red"])
+    watch.wait(lambda k, d: k == "ruling" and d["round"] == 2
+               and d["rulings"][-1]["type"] == "awaiting")
+    assert engine.snapshot()["phase"] == "awaiting"
+    table.submit(JudgeKey(0, "no"))
+    watch.wait(lambda k, d: k == "ruling" and d["round"] == 2 and d["correction"])
+    # round 3: Green is last again; then a judge penalty, undone, and a correction of round 1
+    wait_for_race(engine, 3)
+    slap_in_order(table, ["Red", "Blue", "Green"])
+    watch.wait(lambda k, d: k == "over")
+    engine.command("feed", event=Penalty(3, "Blue", 1, "slapped the cow"))
+    engine.command("feed", event=Undo())
+    engine.command("feed", event=Facts(1, {"pigs": 2}))
+    live_outputs = [o.to_json() for o in engine.rules.outputs()]
+    live_standings = engine.rules.standings().to_json()
+    assert live_standings["final"] is True and live_standings["winners"] == ["Blue"]
+
+    exported = list(export_lines(connect(table.store.path, readonly=True)))
+    result = replay(exported)
+    assert result.lines() == live_outputs + [live_standings]
+    assert [r["seat"] for r in live_outputs if r["round"] == 2] == ["Red"]
+    assert {r["seat"]: r["score"] for r in live_standings["seats"]} == {
+        "Blue": 0, "Red": 1, "Green": 3}
+
+
+def test_presses_are_ruled_by_edge_time_while_the_voice_is_busy(table: Table) -> None:
+    """A slow announcer (every phrase takes 200 ms to 'say' on its thread) never delays rulings."""
+
+    class SlowVoice(PrintAnnouncer):
+        def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
+            threading.Thread(target=time.sleep, args=(0.2,), daemon=True).start()
+            super().say(key, params, interrupt=interrupt)
+
+    table.announcer = SlowVoice(io.StringIO(), lead_ms=20)
+    engine = table.start("spank-the-pig", OPTIONS)
+    watch = Watcher(engine)
+    wait_for_race(engine, 1)
+    slap_in_order(table, ["Green", "Blue", "Red"], gap_s=0.003)
+    ruled = watch.rulings(1)
+    assert ruled["rulings"][0]["seat"] == "Red"
+    margin = ruled["rulings"][0]["margin_us"]
+    assert 2_500 <= margin <= 60_000  # the wall-time gap between the last two presses
+
+
+def test_deciding_press_to_ruling_delay_is_reported(table: Table, capsys: Any) -> None:
+    """Measures (prints, does not assert a speed) the delay from the deciding press to the ruling."""
+    opts = {**OPTIONS, "deck": "30"}
+    engine = table.start("spank-the-pig", opts)
+    watch = Watcher(engine)
+    delays = []
+    for number in range(1, 6):
+        wait_for_race(engine, number)
+        slap_in_order(table, ["Blue", "Red", "Green"], gap_s=0.002)
+        watch.rulings(number)
+        rnd = engine.rules.rounds[number - 1]
+        deciding = max(rnd.race["slap"].values())
+        delays.append(engine.ruled_at[number] - deciding - engine.rules.options["tie_us"])
+    with capsys.disabled():
+        print(f"\n  deciding press → ruling beyond the tie settle: median "
+              f"{statistics.median(delays) / 1000:.2f} ms over {len(delays)} rounds")
+    assert all(d >= 0 for d in delays)  # never ruled before the settle time
+
+
+def test_a_stopped_game_resumes_and_a_cut_round_is_voided(tmp_path: Path,
+                                                         mock_factory: MockFactory) -> None:
+    config = default_config(["Blue", "Red", "Green"])
+    db = tmp_path / "t.db"
+    first = Table(config, db=db, announcer=PrintAnnouncer(io.StringIO(), lead_ms=20), mock=True)
+    engine = first.start("spank-the-pig", OPTIONS)
+    watch = Watcher(engine)
+    wait_for_race(engine, 1)
+    slap_in_order(first, ["Blue", "Red", "Green"])
+    watch.rulings(1)
+    wait_for_race(engine, 2)
+    slap_in_order(first, ["Blue"])  # the plug is pulled mid-round
+    engine._stop.set()
+    first.close()
+
+    second = Table(config, db=db, announcer=PrintAnnouncer(io.StringIO(), lead_ms=20),
+                   mock=True, auto=False)
+    resumed = second.start("spank-the-pig", OPTIONS)
+    assert resumed.game_id == engine.game_id
+    outputs = [o.to_json() for o in resumed.rules.outputs()]
+    assert [(o["round"], o["seat"]) for o in outputs] == [(1, "Green")]  # round 2: void
+    lines = list(export_lines(connect(db, readonly=True)))
+    assert '"void": true' in lines[-1]
+    assert replay(lines).lines()[:-1] == outputs
+    second.close()

@@ -176,25 +176,27 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_buttons(args: argparse.Namespace) -> int:
     from referee.buttons import run_buttons
 
-    return run_buttons(args)
+    code: int = run_buttons(args)
+    return code
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     from referee.doctor import run_doctor
 
-    return run_doctor(args)
+    code: int = run_doctor(args)
+    return code
 
 
 def cmd_speech(args: argparse.Namespace) -> int:
     from referee.speech import speech_main
 
-    return int(speech_main(args))
+    return speech_main(args.rest)
 
 
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one line and exit status 2."""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         self.exit(2, f"{self.prog}: {message}; see '{self.prog} --help'\n")
 
 
@@ -252,26 +254,27 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--db")
     sp.set_defaults(func=cmd_doctor)
 
-    sp = sub.add_parser("speech", help="speech tools")
-    ssub = sp.add_subparsers(dest="speech_command", metavar="ACTION", parser_class=Parser)
-    rp = ssub.add_parser("render", help="render every phrase to WAV files in DIR")
-    rp.add_argument("dir")
-    rp.add_argument("--seats", default="Blue,Red,Green,Yellow,Purple,Orange,Pink,Teal")
-    rp.add_argument("--voice")
-    rp.add_argument("--rate", type=int)
-    rp.add_argument("--language", default="en")
+    sp = sub.add_parser("speech", help="speech tools: render DIR, say TEXT, doctor",
+                        add_help=False)
+    sp.add_argument("rest", nargs=argparse.REMAINDER)
     sp.set_defaults(func=cmd_speech)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["speech"]:  # its own parser: render DIR, say TEXT, doctor
+        from referee.speech import speech_main
+
+        return speech_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args))
+        code: int = args.func(args)
+        return code
     except (UsageError, ConfigError, RulesError, StoreError) as exc:
         print(f"referee {args.command}: {exc}", file=sys.stderr)
         return 2

@@ -207,7 +207,7 @@ class SpankThePig(Rules):
     # -- ruling --------------------------------------------------------------------------------
 
     def _in_sudden_death(self, number: int) -> bool:
-        return number > self.regular_rounds
+        return bool(number > self.regular_rounds)
 
     def _refold(self, start: int) -> None:
         """Re-rule rounds from `start` on, from the table as it stood before round `start`."""

@@ -142,6 +142,7 @@ class Rules(ABC):
             self.known_options(), options or {}, self.NAME
         )
         self.judge_log: list[Facts | Penalty] = []  # not undone, in order
+        self.judged: dict[int, list[Facts | Penalty]] = {}  # the same, by round
         self.changed: set[int] = set()
 
     @classmethod
@@ -167,22 +168,26 @@ class Rules(ABC):
         elif isinstance(event, Facts):
             self.check_round(event.round)
             self.check_facts(event)
-            self.judge_log.append(event)
-            self.on_judge(event.round)
+            self._judge(event)
         elif isinstance(event, Penalty):
             self.check_round(event.round)
             self.check_seat(event.seat)
-            self.judge_log.append(event)
-            self.on_judge(event.round)
+            self._judge(event)
         elif isinstance(event, Undo):
             if not self.judge_log:
                 raise RulesError("undo: there is no judge action left to undo")
             undone = self.judge_log.pop()
+            self.judged[undone.round].pop()  # the latest of all is the latest of its round
             self.on_judge(undone.round)
         elif isinstance(event, GameStart):
             raise RulesError("a game line may only be the first line")
         else:  # pragma: no cover - the union is closed
             raise RulesError(f"unknown event {event!r}")
+
+    def _judge(self, event: Facts | Penalty) -> None:
+        self.judge_log.append(event)
+        self.judged.setdefault(event.round, []).append(event)
+        self.on_judge(event.round)
 
     def check_seat(self, seat: str) -> None:
         if seat not in self.seats:
@@ -197,16 +202,20 @@ class Rules(ABC):
     def facts_for(self, number: int) -> dict[str, Any]:
         """The round's facts as they stand: later facts lines override earlier ones, per field."""
         merged: dict[str, Any] = {}
-        for ev in self.judge_log:
-            if isinstance(ev, Facts) and ev.round == number:
+        for ev in self.judged.get(number, ()):
+            if isinstance(ev, Facts):
                 merged.update(ev.values)
         return merged
 
     def penalties_for(self, number: int) -> list[Penalty]:
-        return [ev for ev in self.judge_log if isinstance(ev, Penalty) and ev.round == number]
+        return [ev for ev in self.judged.get(number, ()) if isinstance(ev, Penalty)]
+
+    def sync(self) -> None:
+        """Bring derived results up to date (games that fold lazily override this)."""
 
     def take_changed(self) -> list[int]:
         """Rounds whose rulings were made or changed since the last call (for announcing)."""
+        self.sync()
         out = sorted(self.changed)
         self.changed.clear()
         return out
@@ -257,6 +266,7 @@ class Rules(ABC):
         return []
 
     def outputs(self) -> list[Ruling | Awaiting]:
+        self.sync()
         out: list[Ruling | Awaiting] = []
         for number in range(1, self.round_count() + 1):
             out.extend(self.round_outputs(number))

@@ -76,7 +76,7 @@ class SpankThePig(Rules):
     UNIT: ClassVar[str] = "whammies"
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap", "double")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
-        Option("deck", 72, int_in(2, 10_000), "cards in the deck, dealt equally"),
+        Option("deck", 72, int_in(2, 1_000_000), "cards in the deck, dealt equally"),
         Option("tempo_ms", 500, int_in(100, 5000), "time between the cadence words"),
         Option("window_ms", 3000, int_in(100, 60_000), "race window after the cue"),
         Option("early_ms", 1500, int_in(0, 60_000), "before the cue, a press is early"),
@@ -88,6 +88,9 @@ class SpankThePig(Rules):
         if self.options["doubles"] is None:
             self.options["doubles"] = "buttons" if len(self.seats) <= 4 else "off"
         self.rounds: list[Round] = []
+        self.open: list[Round] = []  # rounds whose race window has not closed
+        self.dirty: int | None = None  # the earliest round whose rulings must be re-derived
+        self.awaiting: dict[int, Awaiting] = {}
         self.pending: list[Press] = []  # presses between rounds: early if a cue follows soon
         self.now_us = 0
         self.state = _Fold(dict.fromkeys(self.seats, 0), set(), set(), False, ())
@@ -112,6 +115,7 @@ class SpankThePig(Rules):
                 self._drop_after_close(prev)
         rnd = Round(len(self.rounds) + 1, cue.t_us, cue.t_us + self.options["window_ms"] * 1000)
         self.rounds.append(rnd)
+        self.open.append(rnd)
         self._refold(rnd.number)
         pending, self.pending = self.pending, []
         for press in pending:
@@ -148,6 +152,8 @@ class SpankThePig(Rules):
 
     def _settle_close(self, rnd: Round) -> None:
         """Every active seat pressed every race button: the window closes `tie_us` later."""
+        if self.dirty is not None and self.dirty <= rnd.number:
+            self.sync()  # who is active in this round depends on the rounds before it
         active = rnd.active
         if not active:
             return  # a cue after the game was over: nobody races
@@ -171,16 +177,21 @@ class SpankThePig(Rules):
         self.now_us = max(self.now_us, t_us)
         early_us = self.options["early_ms"] * 1000
         self.pending = [p for p in self.pending if p.t_us >= self.now_us - early_us]
-        for rnd in self.rounds:
-            if not rnd.closed and rnd.close_us <= self.now_us:
-                rnd.closed = True
-                self._refold(rnd.number)
+        if self.open:  # one or two rounds at most
+            still = []
+            for rnd in self.open:
+                if rnd.close_us <= self.now_us:
+                    rnd.closed = True
+                    self._refold(rnd.number)
+                else:
+                    still.append(rnd)
+            self.open = still
 
     def finish(self) -> None:
-        for rnd in self.rounds:
-            if not rnd.closed:
-                rnd.closed = True
-                self._refold(rnd.number)
+        for rnd in self.open:
+            rnd.closed = True
+            self._refold(rnd.number)
+        self.open = []
         self.pending.clear()
 
     def on_judge(self, number: int) -> None:
@@ -210,6 +221,15 @@ class SpankThePig(Rules):
         return bool(number > self.regular_rounds)
 
     def _refold(self, start: int) -> None:
+        """Mark rounds from `start` on for re-ruling; `sync` does it when a result is read."""
+        self.dirty = start if self.dirty is None else min(self.dirty, start)
+
+    def sync(self) -> None:
+        if self.dirty is not None:
+            start, self.dirty = self.dirty, None
+            self._fold(start)
+
+    def _fold(self, start: int) -> None:
         """Re-rule rounds from `start` on, from the table as it stood before round `start`."""
         if start > len(self.rounds):
             return
@@ -226,6 +246,7 @@ class SpankThePig(Rules):
                 if rnd.counted or rnd.outputs:
                     self.changed.add(rnd.number)
                 rnd.counted, rnd.outputs, rnd.active = False, [], ()
+                self.awaiting.pop(rnd.number, None)
                 continue
             rnd.counted = True
             sudden = self._in_sudden_death(rnd.number)
@@ -244,6 +265,10 @@ class SpankThePig(Rules):
             if outputs != rnd.outputs:
                 self.changed.add(rnd.number)
             rnd.outputs = outputs
+            self.awaiting.pop(rnd.number, None)
+            for o in outputs:
+                if isinstance(o, Awaiting):
+                    self.awaiting[rnd.number] = o
             if not rnd.closed or any(isinstance(o, Awaiting) for o in outputs):
                 continue
             if sudden:
@@ -337,9 +362,11 @@ class SpankThePig(Rules):
     # -- reading the table ---------------------------------------------------------------------
 
     def round_outputs(self, number: int) -> list[Ruling | Awaiting]:
+        self.sync()
         return list(self.rounds[number - 1].outputs)
 
     def standings(self) -> Standings:
+        self.sync()
         st = self.state
         if st.over:
             # the champion first, then everyone by whammies
@@ -354,14 +381,12 @@ class SpankThePig(Rules):
         return Standings(st.over, rows, st.winners if st.over else ())
 
     def status(self) -> Status:
-        open_rounds = [r for r in self.rounds if not r.closed]
-        awaiting = next(
-            (o for r in self.rounds for o in r.outputs if isinstance(o, Awaiting)), None
-        )
+        self.sync()
+        awaiting = self.awaiting[min(self.awaiting)] if self.awaiting else None
         return Status(
             round=sum(1 for r in self.rounds if r.counted),
-            race_open=bool(open_rounds),
-            closes_at_us=min((r.close_us for r in open_rounds), default=None),
+            race_open=bool(self.open),
+            closes_at_us=min((r.close_us for r in self.open), default=None),
             awaiting=awaiting,
             over=self.state.over,
         )
@@ -379,6 +404,7 @@ class SpankThePig(Rules):
 
     def announcements(self, number: int) -> list[tuple[str, dict[str, Any]]]:
         """What to say before round `number` starts (deal at the first, last round...)."""
+        self.sync()
         said: list[tuple[str, dict[str, Any]]] = []
         if number == 1:
             aside = self.options["deck"] % len(self.seats)
@@ -394,6 +420,7 @@ class SpankThePig(Rules):
 
     def active_seats(self) -> tuple[str, ...]:
         """Who plays the next round (the tied leaders in sudden death)."""
+        self.sync()
         if len(self.rounds) + 1 > self.regular_rounds:
             return tuple(s for s in self.seats
                          if s not in self.state.knocked and s not in self.state.benched)

@@ -210,7 +210,7 @@ class Rules(ABC):
     def penalties_for(self, number: int) -> list[Penalty]:
         return [ev for ev in self.judged.get(number, ()) if isinstance(ev, Penalty)]
 
-    def sync(self) -> None:
+    def sync(self) -> None:  # noqa: B027 - a hook; most games need nothing here
         """Bring derived results up to date (games that fold lazily override this)."""
 
     def take_changed(self) -> list[int]:

@@ -1,0 +1,338 @@
+"""Pig / Spoons / Tongue on the box.
+
+The rules, in plain words (PRODUCT.md, "Pig / Spoons / Tongue"; the seed rule sheet):
+- One set of four same-rank cards per seat (aces, twos, threes…); everyone passes a card to the
+  left, optionally on a "Pass!" beat every `pass_beat_ms` (0: no beat).
+- There are no cues. A press while no race is open is a claim of four of a kind (pig: a finger on
+  the nose; spoons: grab a spoon; tongue: stick it out) and opens a round; rounds are numbered by
+  claims. The race stays open `window_ms` from the claim; a seat's first press inside it belongs to
+  that round, even after the round is ruled. The referee says nothing at a claim.
+- When all but one active seat have pressed, the remaining seat loses a life, ruled `tie_us` after
+  the last of those presses. If the remaining seat presses within that settle time, the last two
+  are in a photo finish: under `tie_us` apart, it is too close to call and nobody loses.
+- If the window runs out with two or more seats that never pressed, it is unclear:
+  `stragglers = no-one` (nobody loses) or `all-lose` (each of them loses a life).
+- The judge may reject a claim ({"claim": false}): the round is void and, with
+  `false_claim = lose-life`, the claimer loses a life instead. {"void": true} voids a round
+  outright (no rulings at all, e.g. a round cut in half by a power loss).
+- `lives = 1`: the loser is eliminated; `lives = 3`: eliminated at the third life lost (P, I, G).
+  After each elimination one set of four leaves the deck. Eliminated seats neither claim nor lose;
+  their presses are ignored. Judge penalties add lives lost.
+- When two active seats are left they are co-winners and the game is over (if an all-lose round
+  leaves one, that one wins alone). Places: winners first, then the eliminated, the later out the
+  better; seats out in the same round share a place.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from referee.events import (
+    Awaiting,
+    Cue,
+    Facts,
+    Press,
+    Ruling,
+    StandingRow,
+    Standings,
+    places,
+)
+from referee.phrases import ENGLISH_WORDS, letters_words, list_words, ranks_words
+from referee.rules import race
+from referee.rules.base import Option, Rules, RulesError, Status, choice, int_in, register
+
+ACTION = {"pig": "touch the nose", "spoons": "grab a spoon", "tongue": "stick out the tongue"}
+
+
+def one_of(*allowed: int) -> Any:
+    """An option that takes one of a few whole numbers (from JSON or `k=v` text)."""
+
+    def parse(value: Any) -> int:
+        text = value.strip() if isinstance(value, str) else value
+        if isinstance(text, str) and text.isdigit():
+            text = int(text)
+        if isinstance(text, bool) or text not in allowed:
+            raise ValueError(f"expected {' or '.join(map(str, allowed))}")
+        return int(text)
+
+    return parse
+
+
+@dataclass
+class _State:
+    """The running totals of the fold over rounds."""
+
+    lost: dict[str, int]  # lives lost (the score)
+    out_round: dict[str, int]  # eliminated seat → the round it went out in
+    over: bool = False
+    winners: tuple[str, ...] = ()
+
+    def copy(self) -> _State:
+        return _State(dict(self.lost), dict(self.out_round), self.over, self.winners)
+
+
+@dataclass
+class Round:
+    number: int
+    claimer: str
+    claim_us: int
+    end_us: int  # claim + window: presses before it belong to this round
+    active: tuple[str, ...]
+    presses: dict[str, int]  # each active seat's first press in the window
+    ruled_at_us: int  # when the race is decided (all but one pressed + tie, or the window's end)
+    before: _State
+    after: _State
+    ruled: bool = False
+    outputs: list[Ruling | Awaiting] = field(default_factory=list)
+
+
+@register
+class Pig(Rules):
+    NAME: ClassVar[str] = "pig"
+    TITLE: ClassVar[str] = "Pig / Spoons / Tongue"
+    SEATS: ClassVar[tuple[int, int]] = (3, 8)
+    UNIT: ClassVar[str] = "lives"
+    ROUNDS_FROM_CUES: ClassVar[bool] = False
+    SILENT_RACE: ClassVar[bool] = True  # say nothing, light nothing, show nothing at a claim
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("variant", "pig", choice("pig", "spoons", "tongue"), "what a claim looks like"),
+        Option("window_ms", 15000, int_in(1000, 600_000), "race window after a claim"),
+        Option("stragglers", "no-one", choice("no-one", "all-lose"),
+               "two or more never pressed: nobody loses, or all of them do"),
+        Option("false_claim", "lose-life", choice("lose-life", "nothing"),
+               "what a rejected claim costs the claimer"),
+        Option("lives", 1, one_of(1, 3), "lives per seat (3: the letters P, I, G)"),
+        Option("pass_beat_ms", 0, int_in(0, 60_000), "a 'Pass!' beat every so often (0: off)"),
+    )
+
+    def __init__(self, seats: Any, options: Any = None) -> None:
+        super().__init__(seats, options)
+        self.presses: list[tuple[int, str]] = []  # every first edge, in time order
+        self.rounds: list[Round] = []
+        self.now_us = 0
+        self.finished = False
+        self.state = self._initial()
+
+    def _initial(self) -> _State:
+        return _State(dict.fromkeys(self.seats, 0), {})
+
+    @property
+    def pass_beat_ms(self) -> int:
+        """The live engine calls "Pass!" this often (0: never); it is not a cue."""
+        return int(self.options["pass_beat_ms"])
+
+    # -- input --------------------------------------------------------------------------------
+
+    def round_count(self) -> int:
+        return len(self.rounds)
+
+    def on_cue(self, cue: Cue) -> None:
+        raise RulesError("pig has no cues: a claim is a press; remove the cue line")
+
+    def on_press(self, press: Press) -> None:
+        insort(self.presses, (press.t_us, press.seat))
+        self.now_us = max(self.now_us, press.t_us)
+        # re-derive from the round this press may belong to (or that precedes it)
+        start = 0
+        for i, rnd in enumerate(self.rounds):
+            if rnd.claim_us <= press.t_us:
+                start = i
+        self._refold(start)
+
+    def advance(self, t_us: int) -> None:
+        self.now_us = max(self.now_us, t_us)
+        for i, rnd in enumerate(self.rounds):
+            if not rnd.ruled and rnd.ruled_at_us <= self.now_us:
+                self._refold(i)
+                return
+
+    def finish(self) -> None:
+        self.finished = True
+        for i, rnd in enumerate(self.rounds):
+            if not rnd.ruled:
+                self._refold(i)
+                return
+
+    def on_judge(self, number: int) -> None:
+        self._refold(number - 1)
+
+    def check_facts(self, facts: Facts) -> None:
+        for key, value in facts.values.items():
+            if key not in ("claim", "void"):
+                raise RulesError(f"facts field {key!r} is not used in {self.NAME}; use claim or void")
+            if not isinstance(value, bool):
+                raise RulesError(f"{key} must be true or false, not {value!r}")
+
+    # -- the fold -----------------------------------------------------------------------------
+
+    def _refold(self, start: int) -> None:
+        """Re-derive rounds from index `start` on: claims, windows, rulings, eliminations."""
+        start = max(0, min(start, len(self.rounds)))
+        old = {r.number: r.outputs for r in self.rounds}
+        kept = self.rounds[:start]
+        state = kept[-1].after.copy() if kept else self._initial()
+        i = bisect_left(self.presses, (kept[-1].end_us, "")) if kept else 0
+        window = self.options["window_ms"] * 1000
+        while i < len(self.presses) and not state.over:
+            t, seat = self.presses[i]
+            if seat in state.out_round:
+                i += 1
+                continue
+            active = tuple(s for s in self.seats if s not in state.out_round)
+            end = t + window
+            presses: dict[str, int] = {}
+            while i < len(self.presses) and self.presses[i][0] < end:
+                pt, ps = self.presses[i]
+                if ps in active and ps not in presses:
+                    presses[ps] = pt
+                i += 1
+            rnd = Round(len(kept) + 1, seat, t, end, active, presses,
+                        _decided_at(presses, len(active), end, self.options["tie_us"]),
+                        state.copy(), state)
+            facts = self.facts_for(rnd.number)
+            rnd.ruled = (self.finished or rnd.ruled_at_us <= self.now_us
+                         or facts.get("claim") is False or bool(facts.get("void")))
+            if rnd.ruled:
+                rnd.outputs = self._rule(rnd)
+                state = self._apply(rnd, state.copy())
+            rnd.after = state
+            kept.append(rnd)
+        self.rounds = kept
+        self.state = state
+        for number in set(old) | {r.number for r in kept}:
+            new = kept[number - 1].outputs if number <= len(kept) else []
+            if old.get(number, []) != new:
+                self.changed.add(number)
+
+    def _rule(self, rnd: Round) -> list[Ruling | Awaiting]:
+        n = rnd.number
+        facts = self.facts_for(n)
+        if facts.get("void"):
+            return []
+        act = ACTION[self.options["variant"]]
+        out: list[Ruling | Awaiting] = []
+        if facts.get("claim") is False:
+            lose = 1 if self.options["false_claim"] == "lose-life" else 0
+            out.append(Ruling(n, rnd.claimer, lose, "false claim"))
+        else:
+            counted = {s: t for s, t in rnd.presses.items() if t < rnd.ruled_at_us}
+            missing = [s for s in rnd.active if s not in counted]
+            if len(missing) >= 2:
+                if self.options["stragglers"] == "all-lose":
+                    out += [Ruling(n, s, 1, f"did not {act} in time") for s in missing]
+                else:
+                    out.append(Ruling(n, None, 0, f"unclear: {len(missing)} did not {act}"))
+            else:
+                result = race.last(counted, rnd.active, rnd.ruled_at_us, self.options["tie_us"])
+                if result.too_close:
+                    out.append(Ruling(n, None, 0, "too close to call", result.margin_us))
+                elif result.seat is not None:
+                    # the loser had not pressed when the race was decided: no margin to tell
+                    out.append(Ruling(n, result.seat, 1, f"last to {act}"))
+        for p in self.penalties_for(n):
+            out.append(Ruling(n, p.seat, p.count, p.reason))
+        return out
+
+    def _apply(self, rnd: Round, state: _State) -> _State:
+        for o in rnd.outputs:
+            if isinstance(o, Ruling) and o.seat is not None:
+                state.lost[o.seat] += o.delta
+        gone = [s for s in rnd.active if state.lost[s] >= self.options["lives"]]
+        for s in gone:
+            state.out_round[s] = rnd.number
+        left = tuple(s for s in self.seats if s not in state.out_round)
+        if len(left) <= 2:
+            state.over, state.winners = True, left or tuple(gone)
+        return state
+
+    # -- reading the table --------------------------------------------------------------------
+
+    def round_outputs(self, number: int) -> list[Ruling | Awaiting]:
+        return list(self.rounds[number - 1].outputs)
+
+    def active_seats(self) -> tuple[str, ...]:
+        """Who is still in: may claim, may lose."""
+        return tuple(s for s in self.seats if s not in self.state.out_round)
+
+    def standings(self) -> Standings:
+        st = self.state
+        out = {s: r for s, r in st.out_round.items() if s not in st.winners}
+        later = sorted(set(out.values()), reverse=True)
+        key = {}
+        for s in self.seats:
+            if s in out:
+                key[s] = 1000 + later.index(out[s])  # out later: better place
+            else:
+                key[s] = 0 if st.over else st.lost[s]
+        ranked = places(key, self.seats)
+        rows = tuple(
+            StandingRow(s, st.lost[s], ranked[s], s in out)
+            for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s)))
+        )
+        return Standings(st.over, rows, st.winners if st.over else ())
+
+    def status(self) -> Status:
+        last = self.rounds[-1] if self.rounds else None
+        race_open = last is not None and not self.finished and self.now_us < last.end_us
+        pending = [r.ruled_at_us for r in self.rounds if not r.ruled]
+        if race_open and last is not None:
+            pending.append(last.end_us)
+        return Status(
+            round=len(self.rounds),
+            race_open=race_open,
+            closes_at_us=min(pending, default=None),
+            awaiting=None,
+            over=self.state.over,
+        )
+
+    def next_call(self) -> tuple[str, str | None] | None:
+        return None  # no cadence: claims open the rounds; the pass beat is not a cue
+
+    def reactions(self, number: int) -> dict[str, int]:
+        """Each seat's time from the claim to its press in round `number`, µs."""
+        rnd = self.rounds[number - 1]
+        return {s: t - rnd.claim_us for s, t in rnd.presses.items()}
+
+    def announcements(self, number: int) -> list[tuple[str, dict[str, Any]]]:
+        """What to say before round `number` can start: dealing before round 1; after round
+        `number - 1` is ruled, lives lost (P, I, G), eliminations with the set to remove, and the
+        co-winners. Nothing while that round is unruled: a claim is never announced."""
+        variant = self.options["variant"]
+        if number <= 1:
+            n = len(self.seats)
+            return [
+                ("deal_sets", {"ranks": ranks_words(n), "sets": n}),
+                ("variant_rule", {"act": ENGLISH_WORDS["variants"][variant], "variant": variant}),
+            ]
+        if number - 1 > len(self.rounds) or not self.rounds[number - 2].ruled:
+            return []
+        rnd = self.rounds[number - 2]
+        before, after = rnd.before, rnd.after
+        said: list[tuple[str, dict[str, Any]]] = []
+        sets = len(rnd.active)
+        for s in rnd.active:
+            if s in after.out_round:
+                sets -= 1
+                said.append(("eliminated", {"seat": s, "rank": _rank(sets)}))
+            elif after.lost[s] > before.lost[s] and self.options["lives"] > 1:
+                said.append(("lives", {"seat": s, "letters": letters_words(after.lost[s]),
+                                       "lost": after.lost[s],
+                                       "left": self.options["lives"] - after.lost[s]}))
+        if after.over and not before.over:
+            said.append(("co_winners", {"seats": list_words(after.winners)}))
+        return said
+
+
+def _decided_at(presses: dict[str, int], active: int, end_us: int, tie_us: int) -> int:
+    """When the race is decided: `tie_us` after all but one have pressed, or the window's end."""
+    times = sorted(presses.values())
+    if len(times) >= active - 1:
+        return min(times[active - 2] + tie_us, end_us)
+    return end_us
+
+
+def _rank(index: int) -> str:
+    ranks: list[str] = ENGLISH_WORDS["ranks"]
+    return ranks[index] if 0 <= index < len(ranks) else str(index + 1)

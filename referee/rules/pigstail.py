@@ -1,0 +1,306 @@
+"""Pig's Tail on the box.
+
+The rules, in plain words (PRODUCT.md, "Pig's Tail"; the seed rule sheet):
+- 52 cards lie face down in a ring; seats flip in turn, in seat order. The referee calls
+  "<seat>, flip!" at `turn_ms` pace; each cue (which names the flipper) is one card onto the centre
+  pile and opens a race window of `window_ms`, closed early by the next cue. A match is a card of
+  the same suit or rank as the card just below it; only eyes can see it.
+- `take = flipper`: the flipper presses to claim a match (or the judge marks {"match": true}) and
+  takes the whole pile, this card included. Other seats' presses are ignored. A judge's
+  {"match": false} refuses a claim.
+- `take = slowest`: a match opens a race: everyone taps; the last tapper (or the one seat that never
+  tapped) takes the pile. With no match, a tap is a false start: the first tapper takes the pile on
+  the spot. Whether it matched: all tapped ⇒ match; none tapped ⇒ no match; otherwise the judge is
+  asked. A tap while no race is open (between flips) is a false start too: the first such tapper
+  takes the pile, if there is one; before the first flip there is nothing to take.
+- The first card onto an empty pile cannot match (no card below it): a claim on it is refused
+  (a ruling naming the flipper, 0 cards) and, in `slowest`, a tap on it is a false start.
+- Under `tie_us` between the two deciding taps is too close to call: nobody takes, the pile stays.
+- Judge penalties add cards; {"void": true} voids a round's rulings (its card stays on the pile).
+- The game is over once the 52nd card's round is closed (cues after it are ignored): fewest cards
+  wins, ties share a place (1, 1, 3).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from referee.events import (
+    Awaiting,
+    Cue,
+    Facts,
+    Press,
+    Ruling,
+    StandingRow,
+    Standings,
+    places,
+)
+from referee.rules import race
+from referee.rules.base import Option, Rules, RulesError, Status, choice, int_in, register
+
+CARDS = 52
+
+
+@dataclass
+class _State:
+    scores: dict[str, int]  # cards taken
+    pile: int = 0  # cards on the centre pile
+
+    def copy(self) -> _State:
+        return _State(dict(self.scores), self.pile)
+
+
+@dataclass
+class Round:
+    number: int
+    cue_us: int
+    flipper: str
+    before: _State
+    window_end_us: int = 0  # cue + window, or the next cue
+    close_us: int = 0  # when the race is decided (all tapped + tie, the flipper's claim, the end)
+    taps: dict[str, int] = field(default_factory=dict)  # first press per seat in the window
+    gap: dict[str, int] = field(default_factory=dict)  # first press per seat until the next cue
+    closed: bool = False
+    outputs: list[Ruling | Awaiting] = field(default_factory=list)
+
+
+@register
+class PigsTail(Rules):
+    NAME: ClassVar[str] = "pigs-tail"
+    TITLE: ClassVar[str] = "Pig's Tail"
+    SEATS: ClassVar[tuple[int, int]] = (2, 8)
+    UNIT: ClassVar[str] = "cards"
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("take", "flipper", choice("flipper", "slowest"), "who takes the pile on a match"),
+        Option("turn_ms", 4000, int_in(500, 60_000), "pace of the turn calls"),
+        Option("window_ms", 3000, int_in(100, 60_000), "race window after each flip"),
+    )
+
+    def __init__(self, seats: Any, options: Any = None) -> None:
+        super().__init__(seats, options)
+        self.cues: list[Cue] = []
+        self.presses: list[tuple[int, str]] = []  # every first edge, in time order
+        self.rounds: list[Round] = []
+        self.now_us = 0
+        self.finished = False
+        self.state = _State(dict.fromkeys(self.seats, 0))
+        self.over = False
+
+    # -- input --------------------------------------------------------------------------------
+
+    def round_count(self) -> int:
+        return len(self.rounds)
+
+    def on_cue(self, cue: Cue) -> None:
+        if cue.seat is None:
+            raise RulesError('a Pig\'s Tail cue names the flipper: add "seat"')
+        if len(self.cues) >= CARDS:
+            return  # the ring is empty: cues after the 52nd card are ignored
+        if self.cues and cue.t_us < self.cues[-1].t_us:
+            raise RulesError(f"cue at {cue.t_us} comes before the previous cue")
+        self.cues.append(cue)
+        self._refold(len(self.cues) - 2)
+
+    def on_press(self, press: Press) -> None:
+        insort(self.presses, (press.t_us, press.seat))
+        self.now_us = max(self.now_us, press.t_us)
+        start = None
+        for i, cue in enumerate(self.cues):
+            if cue.t_us <= press.t_us:
+                start = i
+        if start is not None:  # before the first flip there is nothing to take: ignored
+            self._refold(start)
+
+    def advance(self, t_us: int) -> None:
+        self.now_us = max(self.now_us, t_us)
+        for i, rnd in enumerate(self.rounds):
+            if not rnd.closed and rnd.close_us <= self.now_us:
+                self._refold(i)
+                return
+
+    def finish(self) -> None:
+        self.finished = True
+        for i, rnd in enumerate(self.rounds):
+            if not rnd.closed:
+                self._refold(i)
+                return
+
+    def on_judge(self, number: int) -> None:
+        self._refold(number - 1)
+
+    def check_facts(self, facts: Facts) -> None:
+        for key, value in facts.values.items():
+            if key not in ("match", "void"):
+                raise RulesError(f"facts field {key!r} is not used in {self.NAME}; use match or void")
+            if not isinstance(value, bool):
+                raise RulesError(f"{key} must be true or false, not {value!r}")
+
+    # -- the fold -----------------------------------------------------------------------------
+
+    def _refold(self, start: int) -> None:
+        """Re-rule rounds from index `start` on, from the table as it stood before that round."""
+        start = max(0, min(start, len(self.rounds)))
+        old = {r.number: r.outputs for r in self.rounds}
+        kept = self.rounds[:start]
+        state = self.rounds[start].before.copy() if start < len(self.rounds) else (
+            self.state.copy() if kept else _State(dict.fromkeys(self.seats, 0)))
+        slowest = self.options["take"] == "slowest"
+        for i in range(start, len(self.cues)):
+            cue = self.cues[i]
+            assert cue.seat is not None
+            rnd = Round(i + 1, cue.t_us, cue.seat, state.copy())
+            nxt = self.cues[i + 1].t_us if i + 1 < len(self.cues) else None
+            rnd.window_end_us = cue.t_us + self.options["window_ms"] * 1000
+            if nxt is not None:
+                rnd.window_end_us = min(rnd.window_end_us, nxt)
+            rnd.taps = self._firsts(cue.t_us, rnd.window_end_us)
+            if not slowest:
+                rnd.taps = {s: t for s, t in rnd.taps.items() if s == rnd.flipper}
+            rnd.close_us = self._decided_at(rnd)
+            if slowest and rnd.number < CARDS:
+                rnd.gap = self._firsts(rnd.window_end_us, nxt)
+            rnd.closed = self.finished or rnd.close_us <= self.now_us
+            state.pile += 1  # the card is on the pile, ruled or not
+            if rnd.closed:
+                rnd.outputs = self._rule(rnd, state)
+            kept.append(rnd)
+        self.rounds = kept
+        self.state = state
+        self.over = (len(kept) == CARDS and kept[-1].closed
+                     and not any(isinstance(o, Awaiting) for r in kept for o in r.outputs))
+        for number in set(old) | {r.number for r in kept}:
+            new = kept[number - 1].outputs if number <= len(kept) else []
+            if old.get(number, []) != new:
+                self.changed.add(number)
+
+    def _firsts(self, lo: int, hi: int | None) -> dict[str, int]:
+        """Each seat's first press in [lo, hi)."""
+        firsts: dict[str, int] = {}
+        i = bisect_left(self.presses, (lo, ""))
+        while i < len(self.presses) and (hi is None or self.presses[i][0] < hi):
+            t, seat = self.presses[i]
+            firsts.setdefault(seat, t)
+            i += 1
+        return firsts
+
+    def _decided_at(self, rnd: Round) -> int:
+        if self.options["take"] == "flipper":
+            claim = rnd.taps.get(rnd.flipper)
+            return rnd.window_end_us if claim is None else claim
+        if len(rnd.taps) == len(self.seats):
+            return min(max(rnd.taps.values()) + int(self.options["tie_us"]), rnd.window_end_us)
+        return rnd.window_end_us
+
+    def _rule(self, rnd: Round, state: _State) -> list[Ruling | Awaiting]:
+        """Rule a closed round; `state` (the card already on the pile) is updated in place."""
+        n = rnd.number
+        facts = self.facts_for(n)
+        if facts.get("void"):
+            return []
+        tie = self.options["tie_us"]
+        first_card = state.pile == 1
+        out: list[Ruling | Awaiting] = []
+        need: tuple[str, ...] = ()
+
+        def take(seat: str | None, reason: str, margin: int | None, too_close: bool) -> None:
+            if too_close or seat is None:
+                out.append(Ruling(n, None, 0, "too close to call", margin))
+                return
+            out.append(Ruling(n, seat, state.pile, reason, margin))
+            state.scores[seat] += state.pile
+            state.pile = 0
+
+        if self.options["take"] == "flipper":
+            claimed = rnd.flipper in rnd.taps
+            match = facts.get("match", claimed)
+            if match and first_card:
+                out.append(Ruling(n, rnd.flipper, 0, "no card below to match"))
+            elif match:
+                take(rnd.flipper, "flipped a match", None, False)
+            elif claimed:
+                out.append(Ruling(n, rnd.flipper, 0, "no match"))
+        else:
+            taps = rnd.taps
+            match = False if first_card else facts.get("match", _consensus(taps, self.seats))
+            if match is None:
+                need = ("match",)
+            elif match:
+                last = race.last(taps, self.seats, rnd.close_us, tie)
+                take(last.seat, "last to tap", last.margin_us, last.too_close)
+            elif taps:
+                first = race.first([(t, s) for s, t in taps.items()], tie)
+                take(first.seat, "false start", first.margin_us, first.too_close)
+            if rnd.gap and state.pile > 0:
+                first = race.first([(t, s) for s, t in rnd.gap.items()], tie)
+                take(first.seat, "false start between flips", first.margin_us, first.too_close)
+        for p in self.penalties_for(n):
+            out.append(Ruling(n, p.seat, p.count, p.reason))
+            state.scores[p.seat] += p.count
+        if need:
+            out.append(Awaiting(n, need))
+        return out
+
+    # -- reading the table --------------------------------------------------------------------
+
+    def round_outputs(self, number: int) -> list[Ruling | Awaiting]:
+        return list(self.rounds[number - 1].outputs)
+
+    @property
+    def pile(self) -> int:
+        """Cards on the centre pile now (as far as the rulings so far say)."""
+        return self.state.pile
+
+    def standings(self) -> Standings:
+        scores = self.state.scores
+        ranked = places(scores, self.seats)
+        rows = tuple(
+            StandingRow(s, scores[s], ranked[s])
+            for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s)))
+        )
+        winners = tuple(r.seat for r in rows if r.place == 1) if self.over else ()
+        return Standings(self.over, rows, winners)
+
+    def status(self) -> Status:
+        open_rounds = [r for r in self.rounds if not r.closed]
+        awaiting = next(
+            (o for r in self.rounds for o in r.outputs if isinstance(o, Awaiting)), None
+        )
+        return Status(
+            round=len(self.rounds),
+            race_open=bool(open_rounds),
+            closes_at_us=min((r.close_us for r in open_rounds), default=None),
+            awaiting=awaiting,
+            over=self.over,
+        )
+
+    def next_call(self) -> tuple[str, str | None] | None:
+        """("turn", seat): the seat after the last flipper, in seat order."""
+        st = self.status()
+        if st.over or st.race_open or st.awaiting is not None or len(self.cues) >= CARDS:
+            return None
+        if not self.cues:
+            return ("turn", self.seats[0])
+        last = self.cues[-1].seat
+        i = self.seats.index(last) if last in self.seats else -1
+        return ("turn", self.seats[(i + 1) % len(self.seats)])
+
+    def reactions(self, number: int) -> dict[str, int]:
+        """Each seat's time from the flip call to its tap in round `number`, µs."""
+        rnd = self.rounds[number - 1]
+        return {s: t - rnd.cue_us for s, t in rnd.taps.items()}
+
+    def announcements(self, number: int) -> list[tuple[str, dict[str, Any]]]:
+        """What to say before round `number` starts: laying out the ring before the first flip."""
+        return [("deal_ring", {})] if number == 1 else []
+
+
+def _consensus(taps: dict[str, int], seats: tuple[str, ...]) -> bool | None:
+    """All tapped ⇒ a match; none tapped ⇒ no match; anything between ⇒ ask the judge."""
+    tapped = sum(1 for s in seats if s in taps)
+    if tapped == len(seats):
+        return True
+    if tapped == 0:
+        return False
+    return None

@@ -91,13 +91,17 @@ class Engine:
         self.paused = False
         self.ended = False
         self.next_round_us: int | None = None
-        self.cue_us: int | None = None  # the latest cue's time
+        self.cue_us: int | None = None  # the coming cue's time, until it has passed
+        self.last_cue_us: int | None = None
         self.announced: dict[int, list[Ruling | Awaiting]] = {}
         self.stuck: set[tuple[str, str]] = set()
         self.last_said = ""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._stuck_check_us = 0
+        self.prefaced: set[int] = set()  # rounds whose "before" announcements were said
+        self.judged = False  # the latest changes came from the judge (a correction)
+        self.next_pass_us: int | None = None
         self.ruled_at: dict[int, int] = {}  # round → engine time its ruling was published
 
     # -- any thread ---------------------------------------------------------------------------
@@ -136,6 +140,7 @@ class Engine:
         self._publish("state", self.snapshot())
         if self.auto and self.rules.round_count() == 0:
             self.next_round_us = self.now() + 300_000
+        self.step()
         while not self._stop.is_set():
             wake = self._next_wake()
             timeout = None if wake is None else max(0.0, (wake - self.now()) / 1e6)
@@ -155,9 +160,12 @@ class Engine:
                 log.exception("engine error")
 
     def _next_wake(self) -> int | None:
-        times = [t for t in (self.rules.status().closes_at_us, self.next_round_us, self.cue_us)
-                 if t is not None and t > self.now() - 1]
-        return min(times, default=None)
+        """The next instant something can happen without an input (a past one: at once)."""
+        times = [self.rules.status().closes_at_us, self.cue_us, self.next_pass_us]
+        if (self.next_round_us is not None and self.auto and not self.paused and not self.ended
+                and self.rules.next_call() is not None):
+            times.append(self.next_round_us)
+        return min((t for t in times if t is not None), default=None)
 
     def _handle(self, item: Any) -> None:
         if isinstance(item, Press):
@@ -192,6 +200,7 @@ class Engine:
         except RulesError as exc:
             raise ValueError(str(exc)) from None
         self.store.append(self.game_id, event)
+        self.judged = isinstance(event, Facts | Penalty | Undo)
         self.rules.feed(event)
         if isinstance(event, Facts | Penalty | Undo):
             self._publish("judge", {"event": event.__class__.__name__.lower()})
@@ -226,6 +235,8 @@ class Engine:
         if changed:
             self._publish("state", self.snapshot())
         status = self.rules.status()
+        if not status.race_open and status.awaiting is None and not status.over:
+            self._preface(self.rules.round_count() + 1)
         if status.over and not self.ended and not self.announced.get(-1):
             self.announced[-1] = []
             st = self.rules.standings()
@@ -236,26 +247,49 @@ class Engine:
         if (self.cue_us is not None and now >= self.cue_us):
             self.cue_us = None
             self._publish("state", self.snapshot())  # phase: cadence → race
+        self._pass_beat(now, status.over)
         call = self.rules.next_call()
         if call is None or self.paused or self.ended or not self.auto:
             return
         if self.next_round_us is None:
-            self.next_round_us = now + self.rules.options.get("pause_ms", 4000) * 1000
+            turn_ms = self.rules.options.get("turn_ms")
+            if turn_ms and self.last_cue_us is not None:  # Pig's Tail: a flip every turn_ms
+                tempo_ms = int(self.rules.options.get("tempo_ms", 500))
+                self.next_round_us = max(
+                    now, self.last_cue_us + (int(turn_ms) - tempo_ms - 100) * 1000)
+            else:
+                self.next_round_us = now + self.rules.options.get("pause_ms", 4000) * 1000
             return
         if now >= self.next_round_us:
             self.next_round_us = None
             self.start_round(call)
 
+    def _pass_beat(self, now: int, over: bool) -> None:
+        """Pig's optional "Pass!" every pass_beat_ms (not a cue; never logged)."""
+        beat = int(self.rules.options.get("pass_beat_ms", 0) or 0)
+        if not beat or over or self.paused or self.ended:
+            self.next_pass_us = None
+            return
+        if self.next_pass_us is None:
+            self.next_pass_us = now + beat * 1000
+        elif now >= self.next_pass_us:
+            self.next_pass_us = now + beat * 1000
+            self.announcer.say("pass", {})
+
+    def _preface(self, number: int) -> None:
+        if number not in self.prefaced:
+            self.prefaced.add(number)
+            for key, params in self.rules.announcements(number):
+                self.say(key, params)
+
     def start_round(self, call: tuple[str, str | None]) -> None:
-        number = self.rules.round_count() + 1
-        for key, params in self.rules.announcements(number):
-            self.say(key, params)
+        self._preface(self.rules.round_count() + 1)
         kind, seat = call
         key = "spank" if kind == "cadence" else kind
         tempo = int(self.rules.options.get("tempo_ms", 500))
         t_cue = self.announcer.cadence(key, {"seat": seat} if seat else {}, tempo)
         self.feed(Cue(t_cue + self.offset_us, seat))
-        self.cue_us = t_cue + self.offset_us
+        self.cue_us = self.last_cue_us = t_cue + self.offset_us
         self._publish("state", self.snapshot())
 
     def _announce(self, number: int) -> None:
@@ -270,21 +304,22 @@ class Engine:
         for r in rulings:
             if r.seat is not None and r.delta > 0 and self.leds is not None:
                 self.leds.blink(r.seat)
-        if before is not None:
+        if before is not None and self.judged:
             text = "; ".join(
                 f"{r.seat or 'nobody'} {r.delta:+d}" for r in rulings) or "no penalties"
             self.say("correction", {"round": number, "text": text}, interrupt=True)
         else:
-            for r in rulings:
+            new = [r for r in rulings if before is None or r not in before]
+            for r in new:
                 key, params = ruling_phrase(r, self.rules.UNIT)
                 self.say(key, params)
-            if not rulings and not awaiting:
+            if before is None and not rulings and not awaiting:
                 self.say("nobody", {})
         for a in awaiting:
             question = " ".join(phrase_text(f"judge_{need}") for need in a.need)
             self.say("awaiting", {"question": question})
         self._publish("ruling", {"round": number, "rulings": [o.to_json() for o in outputs],
-                                 "correction": before is not None})
+                                 "correction": before is not None and self.judged})
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         self.last_said = phrase_text(key, params)
@@ -348,15 +383,24 @@ class Engine:
             return "paused"
         if status.awaiting is not None:
             return "awaiting"
+        if status.race_open and getattr(self.rules, "SILENT_RACE", False):
+            return "ruled" if self._shown_round() else "setup"  # a claim is never revealed
         if status.race_open:
             return "cadence" if self.cue_us is not None and self.now() < self.cue_us else "race"
         return "ruled" if status.round else "setup"
+
+    def _shown_round(self) -> int:
+        """The round the scoreboard shows: for a silent race, the latest ruled one."""
+        status = self.rules.status()
+        if status.race_open and getattr(self.rules, "SILENT_RACE", False):
+            return max((n for n in self.announced if n > 0), default=0)
+        return status.round
 
     def snapshot(self) -> dict[str, Any]:
         rules = self.rules
         status = rules.status()
         st = rules.standings()
-        latest = status.round
+        latest = self._shown_round()
         outputs = rules.round_outputs(latest) if latest else []
         return {
             "game": rules.NAME,

@@ -74,7 +74,8 @@ class PigsTail(Rules):
     UNIT: ClassVar[str] = "cards"
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("take", "flipper", choice("flipper", "slowest"), "who takes the pile on a match"),
-        Option("turn_ms", 4000, int_in(500, 60_000), "pace of the turn calls"),
+        Option("turn_ms", 4000, int_in(200, 60_000), "pace of the turn calls"),
+        Option("tempo_ms", 400, int_in(50, 5000), "time between the words of a turn call"),
         Option("window_ms", 3000, int_in(100, 60_000), "race window after each flip"),
     )
 

@@ -167,7 +167,8 @@ def _print_event(table: Any, kind: str, data: dict[str, Any]) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    args.game = "spank-the-pig"
+    args.game = args.demo_game
+    args.new = True  # a demo always starts a fresh game
     if not args.seats:
         args.seats = "Blue,Red,Green,Yellow"
     return cmd_play(args, demo=True)
@@ -227,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_play)
 
     sp = sub.add_parser("demo", help="4 seats of Spank the Pig! on mocked pins, from the keyboard")
+    sp.add_argument("--game", dest="demo_game", default="spank-the-pig",
+                    choices=sorted(set(GAMES) | set(REGISTRY)), metavar="GAME",
+                    help="spank-the-pig (default), pig or pigs-tail")
     table_args(sp)
     sp.set_defaults(func=cmd_demo, mock=True)
 

@@ -1,0 +1,468 @@
+"""`referee buttons`: the button check for a freshly built box.
+
+The check opens the button box, lights each seat LED in turn (saying which), then asks for one
+button at a time ("press Blue slap"). Every press is printed and said ("Blue: slap") and flashes
+that seat's LED. The first new press after a prompt answers it:
+
+* the asked button answers: it works and is wired where the config says;
+* another button answers: "you pressed Red slap when Blue slap was asked: swapped or miswired?"
+  (when both halves of a swap are seen, the two are reported as one swapped pair);
+* nothing answers within ``prompt_s``: the check moves on, and the button is reported silent.
+
+A button held down as the check starts is reported stuck and asked for only once it is released;
+one held longer than ``stuck_after_s`` is reported stuck too. The check ends when every button has
+been asked for (or is held down), after ``seconds``, or on Ctrl-C, with a summary: the buttons
+seen, the silent ones, the stuck ones, the swapped ones, each problem with its fix in physical pin
+numbers. Exit status 0 when all is well, 1 when anything needs fixing.
+
+Tests drive it through gpiozero's MockFactory: ``on_prompt`` is called with each asked button,
+from the check's own thread, and may press pins (or not) in answer.
+
+``HEADER_PIN`` (BCM -> physical pin of the 40-pin header) lives here; `referee doctor` uses it too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import sys
+import time
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, TextIO
+
+from referee.announce import Announcer
+from referee.config import JUDGE_SEAT, TableConfig
+from referee.events import Press
+
+# The 40-pin header of every Pi since the B+ (Zero 2 W, 3, 4, 5): BCM number -> physical pin.
+HEADER_PIN: Final[Mapping[int, int]] = {
+    2: 3, 3: 5, 4: 7, 14: 8, 15: 10, 17: 11, 18: 12, 27: 13, 22: 15, 23: 16, 24: 18, 10: 19,
+    9: 21, 25: 22, 11: 23, 8: 24, 7: 26, 0: 27, 1: 28, 5: 29, 6: 31, 12: 32, 13: 33, 19: 35,
+    16: 36, 26: 37, 20: 38, 21: 40,
+}
+GROUND_PINS: Final = (6, 9, 14, 20, 25, 30, 34, 39)
+
+
+def header_pin(bcm: int) -> int | None:
+    """The physical header pin of BCM ``bcm`` (None for a number the header does not carry)."""
+    return HEADER_PIN.get(bcm)
+
+
+def nearest_ground(pin: int) -> int:
+    """The ground pin closest to physical ``pin`` on the header (same row side preferred)."""
+
+    def distance(gnd: int) -> tuple[int, int]:
+        return abs((gnd - 1) // 2 - (pin - 1) // 2), int(gnd % 2 != pin % 2)
+
+    return min(GROUND_PINS, key=distance)
+
+
+def where(bcm: int) -> str:
+    """"BCM 4, pin 7": both names of a GPIO, as wiring.md writes them."""
+    pin = header_pin(bcm)
+    return f"BCM {bcm}" if pin is None else f"BCM {bcm}, pin {pin}"
+
+
+@dataclass(frozen=True)
+class Button:
+    """One configured button: a seat's slap/double, or a judge key (seat "judge", yes/no/undo)."""
+
+    seat: str
+    button: str
+    bcm: int
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.seat, self.button
+
+    @property
+    def label(self) -> str:
+        if self.seat == JUDGE_SEAT:
+            return f"Judge {self.button.upper()}"
+        return f"{self.seat} {self.button}"
+
+    @property
+    def where(self) -> str:
+        return where(self.bcm)
+
+    @property
+    def pin(self) -> int | None:
+        return header_pin(self.bcm)
+
+
+def configured_buttons(config: TableConfig) -> list[Button]:
+    """Every button of the box in the order the check asks for them: seat by seat, then judge."""
+    found: list[Button] = []
+    for seat in config.seats:
+        for role in ("slap", "double"):
+            bcm = getattr(seat, role)
+            if bcm is not None:
+                found.append(Button(seat.name, role, bcm))
+    if config.judge is not None:
+        found += [Button(JUDGE_SEAT, k, getattr(config.judge, k)) for k in ("yes", "no", "undo")]
+    return found
+
+
+def _wire_fix(b: Button) -> str:
+    if b.pin is None:
+        return f"check its wires: BCM {b.bcm} to the button, the button to ground"
+    return f"check its wires: pin {b.pin} to the button, the button to ground (e.g. pin " \
+           f"{nearest_ground(b.pin)})"
+
+
+@dataclass
+class Report:
+    """What the check found. ``problems()`` gives one line with its fix per problem."""
+
+    buttons: list[Button]
+    seen: list[Button] = field(default_factory=list)  # in the order first pressed
+    stuck_at_start: list[Button] = field(default_factory=list)
+    held_long: list[Button] = field(default_factory=list)
+    swaps: list[tuple[Button, Button]] = field(default_factory=list)  # (asked, answered)
+    leds: list[str] = field(default_factory=list)  # seats whose LED was lit, in order
+    timed_out: bool = False
+    held_long_s: float = 3.0
+
+    @property
+    def silent(self) -> list[Button]:
+        stuck = set(self.stuck_at_start) | set(self.held_long)
+        return [b for b in self.buttons if b not in self.seen and b not in stuck]
+
+    def problems(self) -> list[str]:
+        out: list[str] = []
+        for b in self.silent:
+            out.append(f"{b.label} ({b.where}): never pressed — {_wire_fix(b)}; or the button "
+                       "is dead")
+        for b in self.stuck_at_start:
+            pin = f"pin {b.pin}" if b.pin is not None else f"BCM {b.bcm}"
+            out.append(f"{b.label} ({b.where}): held down when the check started — free the "
+                       f"button; if nobody touched it, {pin} is wired straight to ground: it "
+                       "must go through the button")
+        for b in self.held_long:
+            if b not in self.stuck_at_start:
+                out.append(f"{b.label} ({b.where}): held down for more than "
+                           f"{self.held_long_s:g} s — free the button or replace it")
+        done: set[tuple[Button, Button]] = set()
+        for asked, got in self.swaps:
+            if (asked, got) in done:
+                continue
+            if (got, asked) in self.swaps:
+                done.add((got, asked))
+                out.append(f"{asked.label} ({asked.where}) and {got.label} ({got.where}) are "
+                           f"swapped — swap their two wires at the header (or their pin numbers "
+                           "in the config)")
+            else:
+                out.append(f"you pressed {got.label} when {asked.label} was asked: swapped or "
+                           f"miswired? — the button you pressed is wired to {got.where}; "
+                           f"{asked.label} belongs on {asked.where}")
+        return out
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems()
+
+
+class BoxError(RuntimeError):
+    """The button box cannot be opened; the message names the cause and the fix."""
+
+
+def box_error(exc: BaseException) -> str:
+    """One line for a failure to open the pins (shared with `referee doctor`)."""
+    name = type(exc).__name__
+    text = str(exc) or name
+    if name == "BadPinFactory":
+        return (f"no GPIO library loads ({text}): on the Pi install lgpio (sudo apt install "
+                "python3-lgpio); elsewhere use --mock; referee doctor tells more")
+    if name == "GPIOPinInUse" or "busy" in text.lower():
+        return (f"a pin is already in use ({text}): stop the running referee first "
+                "(sudo systemctl stop referee)")
+    if isinstance(exc, PermissionError) or "permission" in text.lower():
+        return (f"no permission to use the GPIO ({text}): add yourself to the gpio group "
+                "(sudo usermod -aG gpio $USER) and log in again")
+    return f"cannot open the pins ({name}: {text}); run referee doctor"
+
+
+class ButtonCheck:
+    """One run of the button check on an open-able box (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        *,
+        announcer: Announcer,
+        out: TextIO | None = None,
+        factory: Any = None,
+        seconds: float = 60.0,
+        prompt_s: float = 10.0,
+        led_s: float = 0.3,
+        stuck_after_s: float = 3.0,
+        linger_s: float = 0.5,
+        on_prompt: Callable[[Button], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.announcer = announcer
+        self.out = out if out is not None else sys.stdout
+        self.factory = factory
+        self.seconds = seconds
+        self.prompt_s = prompt_s
+        self.led_s = led_s
+        self.stuck_after_s = stuck_after_s
+        self.linger_s = linger_s  # let the last press's flash finish before the LEDs go out
+        self.on_prompt = on_prompt
+        self.buttons = configured_buttons(config)
+        self._by_key = {b.key: b for b in self.buttons}
+        self.events: queue.Queue[object] = queue.Queue()
+        self.report = Report(self.buttons, held_long_s=stuck_after_s)
+        self.box: Any = None
+        self._pending: list[Button] = list(self.buttons)  # not yet asked for
+        self._current: Button | None = None
+        self._asked_at = 0.0
+        self._correct: set[Button] = set()  # answered their own prompt
+        self._stuck_now: set[Button] = set()
+
+    # ------------------------------------------------------------------------------- output
+
+    def _print(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+    def _say_text(self, text: str) -> None:
+        say_text = getattr(self.announcer, "say_text", None)
+        if callable(say_text):
+            try:
+                say_text(text)
+            except Exception:  # noqa: BLE001 - the voice never stops the check
+                pass
+
+    def _say(self, key: str, params: dict[str, Any]) -> None:
+        try:
+            self.announcer.say(key, params)
+        except Exception:  # noqa: BLE001 - the voice never stops the check
+            pass
+
+    def _speak_button(self, key: str, b: Button) -> None:
+        seat = "Judge" if b.seat == JUDGE_SEAT else b.seat
+        self._say(key, {"seat": seat, "button": b.button})
+
+    # ---------------------------------------------------------------------------------- run
+
+    def run(self) -> Report:
+        from referee.gpio import ButtonBox
+
+        with warnings.catch_warnings(record=True):  # gpiozero's fallbacks: doctor reports them
+            warnings.simplefilter("always")
+            try:
+                self.box = ButtonBox(self.config, self.events.put, factory=self.factory,
+                                     stuck_after_us=round(self.stuck_after_s * 1_000_000))
+            except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+                raise BoxError(box_error(exc)) from None
+        try:
+            self._intro()
+            self._led_walk()
+            self._drain()
+            self._loop()
+            if self.report.seen and self.linger_s > 0:
+                time.sleep(self.linger_s)
+        except KeyboardInterrupt:
+            self._print("Stopped.")
+        finally:
+            self.box.close()
+        self._summary()
+        return self.report
+
+    def _intro(self) -> None:
+        if not self.buttons:
+            self._print("No buttons are configured.")
+            return
+        names = ", ".join(b.label for b in self.buttons)
+        self._print(f"Button check: {len(self.buttons)} buttons. Press each button in turn when "
+                    f"asked: {names}.")
+        self._print(f"Each press is said and flashes its seat's LED; the check ends when every "
+                    f"button has been asked for, or after {self.seconds:g} s (Ctrl-C stops it).")
+        self._say_text("Button check. Press each button in turn when asked.")
+
+    def _led_walk(self) -> None:
+        chain = self.config.leds
+        without: list[str] = []
+        for i, seat in enumerate(self.config.seats):
+            if seat.led is not None:
+                how = f"LED on {where(seat.led)}"
+            elif chain is not None:
+                how = f"74HC595 output Q{i}"
+            else:
+                without.append(seat.name)
+                continue
+            self._print(f"LED: {seat.name} lit ({how}) — is it the {seat.name} seat's light?")
+            self.box.led(seat.name, True)
+            self.report.leds.append(seat.name)
+            time.sleep(self.led_s)
+            self.box.led(seat.name, False)
+        if without:
+            self._print(f"No LED configured for {', '.join(without)}.")
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                event = self.events.get_nowait()
+            except queue.Empty:
+                return
+            self._handle(event)
+
+    def _next_prompt(self) -> Button | None:
+        for b in self._pending:
+            if b not in self._stuck_now:
+                return b
+        return None
+
+    def _ask(self, b: Button) -> None:
+        self._pending.remove(b)
+        self._current = b
+        self._asked_at = time.monotonic()
+        self._print(f"→ press {b.label}")
+        if self.on_prompt is not None:
+            self.on_prompt(b)
+
+    def _loop(self) -> None:
+        from referee.clock import now_us
+
+        deadline = time.monotonic() + self.seconds
+        while True:
+            if self._current is None:
+                b = self._next_prompt()
+                if b is None:  # everything asked, or only held-down buttons are left
+                    return
+                self._ask(b)
+                self._drain()  # a hook may have answered at once
+                continue
+            now = time.monotonic()
+            if now >= deadline:
+                self.report.timed_out = True
+                self._print(f"Time is up ({self.seconds:g} s).")
+                return
+            if now >= self._asked_at + self.prompt_s:
+                self._print(f"   no answer from {self._current.label}; moving on")
+                self._current = None
+                continue
+            wait = min(0.1, deadline - now, self._asked_at + self.prompt_s - now)
+            try:
+                event = self.events.get(timeout=max(wait, 0.001))
+            except queue.Empty:
+                self.box.check_stuck(now_us())
+                continue
+            self._handle(event)
+
+    def _button_of(self, event: object) -> Button | None:
+        from referee.gpio import JudgeKey
+
+        if isinstance(event, Press):
+            return self._by_key.get((event.seat, event.button))
+        if isinstance(event, JudgeKey):
+            return self._by_key.get((JUDGE_SEAT, event.key))
+        seat, button = getattr(event, "seat", None), getattr(event, "button", None)
+        return self._by_key.get((str(seat), str(button)))
+
+    def _handle(self, event: object) -> None:
+        from referee.gpio import ButtonReleased, ButtonStuck, JudgeKey
+
+        b = self._button_of(event)
+        if b is None:
+            return
+        if isinstance(event, Press | JudgeKey):
+            self._pressed(b)
+        elif isinstance(event, ButtonStuck):
+            self._stuck_now.add(b)
+            if event.since_us is None:
+                self.report.stuck_at_start.append(b)
+                self._print(f"{b.label} ({b.where}) is held down as the check starts: stuck? "
+                            "(it is asked for once it is released)")
+            else:
+                if b not in self.report.held_long:
+                    self.report.held_long.append(b)
+                self._print(f"{b.label} ({b.where}) has been held down for more than "
+                            f"{self.stuck_after_s:g} s: stuck?")
+            self._speak_button("stuck", b)
+        elif isinstance(event, ButtonReleased):
+            self._stuck_now.discard(b)
+            self._print(f"{b.label} released")
+
+    def _pressed(self, b: Button) -> None:
+        again = b in self.report.seen
+        if not again:
+            self.report.seen.append(b)
+        seat = "Judge" if b.seat == JUDGE_SEAT else b.seat
+        self._print(f"{seat}: {b.button} ({b.where})" + (" again" if again else ""))
+        self._speak_button("button_check", b)
+        if b.seat != JUDGE_SEAT:
+            try:
+                self.box.blink(b.seat, times=2, on_ms=120)
+            except Exception:  # noqa: BLE001 - a LED problem never stops the check
+                pass
+        asked = self._current
+        if asked is None or b in self._correct:
+            return  # no question open, or a button already proven: just an echo
+        if b == asked:
+            self._correct.add(b)
+            self._print(f"   ok: {b.label}")
+        else:
+            self.report.swaps.append((asked, b))
+            self._print(f"   you pressed {b.label} when {asked.label} was asked: swapped or "
+                        "miswired?")
+        self._current = None
+
+    def _summary(self) -> None:
+        r = self.report
+        self._print("")
+        self._print(f"Summary: {len(r.seen)} of {len(r.buttons)} buttons seen.")
+        if r.seen:
+            self._print("ok  seen: " + ", ".join(f"{b.label} ({b.where})" for b in r.seen))
+        if r.leds:
+            self._print("ok  LEDs lit in turn: " + ", ".join(r.leds) + " (check each lit at "
+                        "its own seat)")
+        problems = r.problems()
+        for line in problems:
+            self._print(f"FIX {line}")
+        if problems:
+            self._print(f"{len(problems)} problem(s) found; fix them and run referee buttons again.")
+            self._say_text("Some buttons need fixing.")
+        else:
+            self._print("All buttons work.")
+            self._say_text("All buttons work.")
+
+
+def _wait_quiet(announcer: Announcer) -> None:
+    wait = getattr(announcer, "wait_quiet", None)
+    if callable(wait):
+        try:
+            wait(5.0)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def run_buttons(args: argparse.Namespace, *, out: TextIO | None = None,
+                on_prompt: Callable[[Button], None] | None = None, **options: Any) -> int:
+    """`referee buttons`: 0 when every button works, 1 when something needs fixing.
+
+    ``on_prompt`` and ``options`` (prompt_s, led_s, stuck_after_s) are for tests.
+    """
+    from referee.bootstrap import make_announcer, use_mock_pins
+    from referee.cli import UsageError, table_config
+
+    out = out if out is not None else sys.stdout
+    config = table_config(args)
+    if getattr(args, "mock", False):
+        use_mock_pins()
+    seconds = getattr(args, "seconds", None)
+    announcer = make_announcer(config, no_speech=bool(getattr(args, "no_speech", False)), out=out)
+    try:
+        check = ButtonCheck(config, announcer=announcer, out=out,
+                            seconds=60.0 if seconds is None else float(seconds),
+                            on_prompt=on_prompt, **options)
+        try:
+            report = check.run()
+        except BoxError as exc:
+            raise UsageError(str(exc)) from None
+        _wait_quiet(announcer)
+    finally:
+        announcer.close()
+    return 0 if report.ok else 1

@@ -1,0 +1,495 @@
+"""`referee doctor`: is this machine ready to referee? One line per check, never a traceback.
+
+Each line is ``ok  <what>: <detail>`` or ``FIX <what>: <the finding and one clear fix>``, in this
+order: the config, the pin factory in use, GPIO access, the Pi model, every configured pin (with
+its level: a button reading "pressed" at rest is stuck or wired wrong), audio output (the
+announcer's own description), espeak-ng, pyttsx3 (started in a child process with a timeout), the
+database (opened or created, WAL mode, writable) and the scoreboard address. Every check is
+wrapped: one that fails unexpectedly is one FIX line naming the exception. Exit status 0 when
+every line is ok, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import errno
+import glob
+import grp
+import importlib.metadata
+import importlib.util
+import io
+import os
+import platform
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from referee.buttons import box_error, where
+from referee.config import ConfigError, TableConfig, default_config, load_config
+
+MODEL_FILE = Path("/proc/device-tree/model")
+GPIOCHIP_GLOB = "/dev/gpiochip*"
+ASOUND_CARDS = Path("/proc/asound/cards")
+PYTTSX3_TIMEOUT_S = 15.0
+ANNOUNCER_TIMEOUT_S = 30.0
+ESPEAK_TIMEOUT_S = 5.0
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+
+_PYTTSX3_PROBE = (
+    "import pyttsx3\n"
+    "engine = pyttsx3.init()\n"
+    "print(len(engine.getProperty('voices') or []))\n"
+    "engine.stop()\n"
+)
+
+
+@dataclass(frozen=True)
+class Line:
+    ok: bool
+    what: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{'ok ' if self.ok else 'FIX'} {self.what}: {self.text}"
+
+
+def ok(what: str, text: str) -> Line:
+    return Line(True, what, text)
+
+
+def fix(what: str, text: str) -> Line:
+    return Line(False, what, text)
+
+
+# ------------------------------------------------------------------------------------------------
+# Machine facts
+
+
+def pi_model(path: Path | None = None) -> str | None:
+    """The Pi's model string from the device tree, or None on a machine that is not a Pi."""
+    path = MODEL_FILE if path is None else path
+    try:
+        model = path.read_bytes().decode("utf-8", "replace").strip("\x00 \n")
+    except OSError:
+        return None
+    return model if "raspberry pi" in model.lower() else None
+
+
+def is_pi5(model: str | None) -> bool:
+    return model is not None and ("Pi 5" in model or "Compute Module 5" in model)
+
+
+def sound_devices() -> list[str]:
+    """Output devices PortAudio sees ([] without sounddevice/PortAudio or without a card)."""
+    try:
+        from referee.audio import output_devices
+
+        return [str(d) for d in output_devices()]
+    except Exception:  # noqa: BLE001 - no numpy / sounddevice: as good as no device
+        return []
+
+
+def alsa_cards() -> list[str]:
+    """The sound cards the kernel knows (from /proc/asound/cards), [] when none or not Linux."""
+    try:
+        text = ASOUND_CARDS.read_text()
+    except OSError:
+        return []
+    return [" ".join(line.split()) for line in text.splitlines() if line.strip()[:1].isdigit()]
+
+
+# ------------------------------------------------------------------------------------------------
+# The checks
+
+
+class Doctor:
+    def __init__(self, args: argparse.Namespace, out: TextIO) -> None:
+        self.args = args
+        self.out = out
+        self.mock = bool(getattr(args, "mock", False))
+        self.config: TableConfig | None = None
+        self.factory: Any = None
+        self.model: str | None = None
+        self.lines: list[Line] = []
+
+    def run(self) -> int:
+        checks: list[tuple[str, Callable[[], Iterable[Line]]]] = [
+            ("config", self.check_config),
+            ("pin factory", self.check_pin_factory),
+            ("GPIO access", self.check_gpio_access),
+            ("Pi model", self.check_pi_model),
+            ("pins", self.check_pins),
+            ("audio output", self.check_audio),
+            ("espeak-ng", self.check_espeak),
+            ("pyttsx3", self.check_pyttsx3),
+            ("database", self.check_database),
+            ("scoreboard", self.check_scoreboard),
+        ]
+        for name, check in checks:
+            try:
+                lines = list(check())
+            except Exception as exc:  # noqa: BLE001 - a broken check is a line, not a traceback
+                lines = [fix(name, f"the check itself failed ({type(exc).__name__}: {exc}); "
+                              "please report this with the output of referee doctor")]
+            for line in lines:
+                self.lines.append(line)
+                print(line, file=self.out, flush=True)
+        bad = sum(not line.ok for line in self.lines)
+        if bad:
+            print(f"{bad} of {len(self.lines)} checks need a fix (the FIX lines above).",
+                  file=self.out, flush=True)
+            return 1
+        print(f"All {len(self.lines)} checks ok.", file=self.out, flush=True)
+        return 0
+
+    # -- config ------------------------------------------------------------------------------
+
+    def check_config(self) -> Iterable[Line]:
+        path = getattr(self.args, "config", None)
+        try:
+            self.config = load_config(path) if path else default_config()
+        except ConfigError as exc:
+            yield fix("config", f"{exc} (pins, audio and scoreboard are checked with the default "
+                                "wiring meanwhile)")
+            self.config = None
+            return
+        c = self.config
+        parts = [f"{len(c.seats)} seats ({', '.join(s.name for s in c.seats)})"]
+        if c.judge is not None:
+            parts.append("judge keypad")
+        if c.leds is not None:
+            parts.append("74HC595 LED chain")
+        source = path if path else "default wiring (wiring.md)"
+        yield ok("config", f"{source}: {', '.join(parts)}; game {c.game}")
+
+    def _config(self) -> TableConfig:
+        return self.config if self.config is not None else default_config()
+
+    # -- GPIO --------------------------------------------------------------------------------
+
+    def check_pin_factory(self) -> Iterable[Line]:
+        from gpiozero import Device
+
+        if self.mock:
+            from referee.bootstrap import use_mock_pins
+
+            use_mock_pins()
+        env = os.environ.get("GPIOZERO_PIN_FACTORY")
+        how = "--mock" if self.mock else (f"GPIOZERO_PIN_FACTORY={env}" if env else
+                                          "gpiozero's default choice")
+        self.model = pi_model()
+        if Device.pin_factory is None:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    Device.ensure_pin_factory()
+                except Exception as exc:  # noqa: BLE001
+                    tried = "; ".join(str(w.message).replace("Falling back from ", "")
+                                      for w in caught) or str(exc)
+                    yield fix("pin factory", self._factory_fix(env, exc, tried))
+                    return
+        self.factory = Device.pin_factory
+        name = type(self.factory).__name__
+        if name == "NativeFactory":
+            yield fix("pin factory", "NativeFactory (gpiozero's last resort: no kernel edge "
+                                     "times): install lgpio: sudo apt install python3-lgpio")
+            return
+        if name == "MockFactory" and not self.mock and env != "mock":
+            how = "already set by the caller"
+        yield ok("pin factory", f"{name} ({how})")
+
+    def _factory_fix(self, env: str | None, exc: BaseException, tried: str) -> str:
+        if env:
+            return (f"GPIOZERO_PIN_FACTORY={env} does not load ({exc}): use lgpio on a Pi, or "
+                    "mock without hardware")
+        if self.model is None:
+            return (f"none loads ({tried}): this is not a Raspberry Pi; use --mock (or "
+                    "GPIOZERO_PIN_FACTORY=mock) to run without hardware")
+        return (f"none loads ({tried}): sudo apt install python3-lgpio, and make the venv with "
+                "--system-site-packages (or .venv/bin/pip install lgpio)")
+
+    def check_gpio_access(self) -> Iterable[Line]:
+        chips = sorted(glob.glob(GPIOCHIP_GLOB))
+        if not chips:
+            if self.mock or self.model is None and type(self.factory).__name__ == "MockFactory":
+                yield ok("GPIO access", "not a Raspberry Pi (no /dev/gpiochip*): mocked pins "
+                                        "in use, no hardware needed")
+            elif self.model is None:
+                yield fix("GPIO access", "not a Raspberry Pi (no /dev/gpiochip*): run this on "
+                                         "the Pi, or use --mock to try it without hardware")
+            else:
+                yield fix("GPIO access", "no /dev/gpiochip* on this Pi: update Raspberry Pi OS "
+                                         "(sudo apt full-upgrade) and reboot")
+            return
+        in_group = _in_group("gpio")
+        denied = [c for c in chips if not os.access(c, os.R_OK | os.W_OK)]
+        if denied:
+            if in_group is False:
+                yield fix("GPIO access", f"{', '.join(denied)} not readable by this user: "
+                                         "sudo usermod -aG gpio $USER, then log out and in")
+            else:
+                yield fix("GPIO access", f"{', '.join(denied)} not readable although you are "
+                                         "in the gpio group: log out and in (or reboot) so the "
+                                         "group applies")
+            return
+        group = "; user in the gpio group" if in_group else ""
+        yield ok("GPIO access", f"{', '.join(chips)} readable and writable{group}")
+
+    def check_pi_model(self) -> Iterable[Line]:
+        model = self.model
+        if model is None:
+            yield ok("Pi model", f"not a Raspberry Pi ({platform.system()} "
+                                 f"{platform.machine()})")
+            return
+        if is_pi5(model):
+            factory = type(self.factory).__name__
+            if factory == "RPiGPIOFactory":
+                yield fix("Pi model", f"{model}: RPi.GPIO does not work on a Pi 5: sudo apt "
+                                      "install python3-lgpio and set GPIOZERO_PIN_FACTORY=lgpio")
+            elif importlib.util.find_spec("lgpio") is None:
+                yield fix("Pi model", f"{model} needs lgpio: sudo apt install python3-lgpio "
+                                      "(venv with --system-site-packages)")
+            else:
+                yield ok("Pi model", f"{model} (lgpio found, as a Pi 5 requires)")
+            return
+        yield ok("Pi model", model)
+
+    def check_pins(self) -> Iterable[Line]:
+        if self.factory is None:
+            yield fix("pins", "not checked: fix the pin factory first")
+            return
+        from referee.gpio import ButtonBox
+
+        config = self._config()
+        try:
+            box = ButtonBox(config, lambda event: None, factory=self.factory)
+        except Exception as exc:  # noqa: BLE001
+            yield fix("pins", box_error(exc))
+            return
+        try:
+            rows = box.pins()
+        finally:
+            box.close()
+        if not rows:
+            yield fix("pins", "no pins configured: add [[seats]] with slap pins to the config")
+        for role, bcm, state in rows:
+            yield _pin_line(role, bcm, state)
+
+    # -- sound -------------------------------------------------------------------------------
+
+    def check_audio(self) -> Iterable[Line]:
+        described, trouble = self._describe_announcer()
+        devices = sound_devices()
+        if described is None:
+            yield fix("audio output", f"the voice does not start ({trouble}): phrases will be "
+                                      "printed; see the espeak-ng and pyttsx3 lines below")
+            return
+        if trouble and "sound device" in trouble and devices:
+            yield fix("audio output", f"{described} — {trouble}: stop whatever holds the sound "
+                                      "device (the referee service? sudo systemctl stop referee) "
+                                      "and run referee doctor again")
+            return
+        if trouble:
+            yield fix("audio output", f"{described} — {trouble}: phrases will be printed; see "
+                                      "the espeak-ng and pyttsx3 lines below")
+            return
+        if not devices and alsa_cards():
+            yield fix("audio output", f"the sound card ({alsa_cards()[0]}) is not usable from "
+                                      f"Python ({described}): sudo apt install libportaudio2, "
+                                      "then .venv/bin/pip install sounddevice")
+            return
+        if not devices:
+            yield fix("audio output", f"no sound card ({described}): phrases will be printed; "
+                                      "plug a speaker into the 3.5 mm jack or a USB sound card "
+                                      "(or fit the audio HAT), then run referee doctor again")
+            return
+        yield ok("audio output", described)
+
+    def _describe_announcer(self) -> tuple[str | None, str]:
+        """(the announcer's describe(), trouble it reported) — built with a timeout."""
+        from referee.bootstrap import make_announcer
+
+        result: dict[str, Any] = {}
+        config = self._config()
+
+        def build() -> None:
+            try:
+                announcer = make_announcer(config, no_speech=False, out=io.StringIO())
+                try:
+                    result["describe"] = announcer.describe()
+                    result["printing"] = type(announcer).__name__ == "PrintAnnouncer"
+                finally:
+                    announcer.close()
+            except Exception as exc:  # noqa: BLE001
+                result["error"] = f"{type(exc).__name__}: {exc}"
+
+        errors = io.StringIO()
+        with contextlib.redirect_stderr(errors):
+            worker = threading.Thread(target=build, name="doctor-speech", daemon=True)
+            worker.start()
+            worker.join(ANNOUNCER_TIMEOUT_S)
+        said = " ".join(errors.getvalue().split())
+        if worker.is_alive():
+            return None, f"it did not start within {ANNOUNCER_TIMEOUT_S:g} s"
+        if "error" in result:
+            return None, str(result["error"])
+        described = str(result.get("describe", ""))
+        if result.get("printing"):
+            return described, said or "speech could not render a phrase"
+        return described, said
+
+    def check_espeak(self) -> Iterable[Line]:
+        exe = shutil.which("espeak-ng")
+        if exe is None:
+            yield fix("espeak-ng", "not installed: sudo apt install espeak-ng")
+            return
+        try:
+            done = subprocess.run([exe, "--version"], capture_output=True, text=True,
+                                  timeout=ESPEAK_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            yield fix("espeak-ng", f"{exe} --version hangs: reinstall it (sudo apt install "
+                                   "--reinstall espeak-ng)")
+            return
+        first = (done.stdout.strip().splitlines() or [""])[0]
+        if done.returncode != 0 or not first:
+            err = " ".join(done.stderr.split())[:160] or f"exit status {done.returncode}"
+            yield fix("espeak-ng", f"{exe} --version fails ({err}): sudo apt install "
+                                   "--reinstall espeak-ng")
+            return
+        version = first.split("Data at:")[0].strip()
+        yield ok("espeak-ng", f"{version} ({exe})")
+
+    def check_pyttsx3(self) -> Iterable[Line]:
+        try:
+            version = importlib.metadata.version("pyttsx3")
+        except importlib.metadata.PackageNotFoundError:
+            yield fix("pyttsx3", "not installed: .venv/bin/pip install pyttsx3 (meanwhile the "
+                                 "referee renders with espeak-ng directly)")
+            return
+        start = time.monotonic()
+        try:
+            done = subprocess.run([sys.executable, "-c", _PYTTSX3_PROBE], capture_output=True,
+                                  text=True, timeout=PYTTSX3_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            yield fix("pyttsx3", f"{version}: init hangs (> {PYTTSX3_TIMEOUT_S:g} s): check "
+                                 "espeak-ng (sudo apt install espeak-ng libespeak-ng1); the "
+                                 "referee falls back to espeak-ng meanwhile")
+            return
+        took = time.monotonic() - start
+        if done.returncode != 0:
+            err = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+            yield fix("pyttsx3", f"{version}: init fails ({err[:160]}): sudo apt install "
+                                 "espeak-ng libespeak-ng1; the referee falls back to espeak-ng "
+                                 "meanwhile")
+            return
+        voices = done.stdout.strip() or "?"
+        yield ok("pyttsx3", f"{version}: starts in {took:.1f} s, {voices} voices")
+
+    # -- storage and network -----------------------------------------------------------------
+
+    def check_database(self) -> Iterable[Line]:
+        from referee.bootstrap import default_db
+        from referee.store import connect
+
+        given = getattr(self.args, "db", None) or self._config().db
+        path = Path(given) if given else default_db()
+        try:
+            conn = connect(path)
+        except Exception as exc:  # noqa: BLE001
+            yield fix("database", f"{path} cannot be opened ({exc}): make {path.parent} a "
+                                  "writable folder for this user, or give --db PATH")
+            return
+        try:
+            mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("CREATE TABLE referee_doctor_probe (x)")
+                conn.execute("INSERT INTO referee_doctor_probe VALUES (1)")
+            finally:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+            count = conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        except sqlite3.Error as exc:
+            yield fix("database", f"{path} is not writable ({exc}): check its permissions and "
+                                  "those of its folder (the -wal and -shm files live there too)")
+            return
+        finally:
+            conn.close()
+        if mode != "wal":
+            yield fix("database", f"{path}: journal mode {mode}, not WAL (a network or odd file "
+                                  "system?): keep the database on the Pi's own storage")
+            return
+        yield ok("database", f"{path} (WAL, writable, {count} game{'s' * (count != 1)})")
+
+    def check_scoreboard(self) -> Iterable[Line]:
+        config = self._config()
+        host, port = config.host, config.port
+        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        if host in WILDCARD_HOSTS and not config.pin:
+            yield fix("scoreboard", f"{shown} is open to the whole network without a PIN: set "
+                                    'pin = "NNNN" in [table] (or start with --pin NNNN)')
+            return
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        try:
+            with socket.socket(family, socket.SOCK_STREAM) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                yield fix("scoreboard", f"{shown} is already in use (the referee service, or "
+                                        "another program): stop it, or set port = 8080 in "
+                                        "[table]")
+            elif exc.errno == errno.EACCES:
+                yield fix("scoreboard", f"{shown}: ports below 1024 need root; use e.g. "
+                                        "port = 8000 in [table]")
+            else:
+                yield fix("scoreboard", f"{shown} cannot be served ({exc.strerror or exc}): set "
+                                        "host to an address of this machine, e.g. 0.0.0.0 (with "
+                                        "a PIN) or 127.0.0.1")
+            return
+        if host in WILDCARD_HOSTS:
+            yield ok("scoreboard", f"http://{shown}/ on every network interface; judge actions "
+                                   "need the table PIN")
+        else:
+            yield ok("scoreboard", f"http://{shown}/")
+
+
+def _in_group(name: str) -> bool | None:
+    try:
+        gid = grp.getgrnam(name).gr_gid
+    except KeyError:
+        return None
+    return gid in os.getgroups() or gid == os.getgid()
+
+
+def _pin_line(role: str, bcm: int, state: str) -> Line:
+    seat, _, what = role.rpartition(" ")
+    if seat == "judge":
+        role = f"Judge {what.upper()}"
+    is_button = what in ("slap", "double", "yes", "no", "undo") and not role.startswith("LED")
+    label = f"button {role}" if is_button else role
+    if is_button and state in ("pressed", "stuck"):
+        from referee.buttons import header_pin, nearest_ground
+
+        pin = header_pin(bcm)
+        at = f"pin {pin}" if pin is not None else f"BCM {bcm}"
+        gnd = f" (e.g. pin {nearest_ground(pin)})" if pin is not None else ""
+        return fix(label, f"{where(bcm)} reads pressed at rest: free the stuck button, or fix "
+                          f"the wiring — {at} to the button's NO (normally open) tab, its COM tab "
+                          f"to ground{gnd}; never NC, never straight to ground")
+    return ok(label, f"{where(bcm)}, {state}")
+
+
+def run_doctor(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
+    """`referee doctor`: 0 when every check is ok, 1 when a line says FIX."""
+    return Doctor(args, out if out is not None else sys.stdout).run()

@@ -24,6 +24,7 @@ from the check's own thread, and may press pins (or not) in answer.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import queue
 import sys
 import time
@@ -450,6 +451,10 @@ def run_buttons(args: argparse.Namespace, *, out: TextIO | None = None,
 
     out = out if out is not None else sys.stdout
     config = table_config(args)
+    if getattr(args, "no_judge", False):
+        config = dataclasses.replace(config, judge=None)
+    if getattr(args, "prompt_seconds", None) is not None and "prompt_s" not in options:
+        options["prompt_s"] = float(args.prompt_seconds)
     if getattr(args, "mock", False):
         use_mock_pins()
     seconds = getattr(args, "seconds", None)

@@ -250,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seats")
     sp.add_argument("--no-speech", action="store_true")
     sp.add_argument("--seconds", type=float, default=60.0, help="give up after this long")
+    sp.add_argument("--prompt-seconds", type=float, default=10.0,
+                    help="how long to wait for each button asked for")
+    sp.add_argument("--no-judge", action="store_true", help="the box has no judge keypad")
     sp.set_defaults(func=cmd_buttons)
 
     sp = sub.add_parser("doctor", help="check GPIO, pins, audio, speech, database, scoreboard")

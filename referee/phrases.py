@@ -2,10 +2,22 @@
 
 A phrase key maps to a list of *beats*: a cadence is spoken beat by beat (`tempo_ms` apart, the last
 beat is the go-word); any other phrase is one beat. Parameters are filled with `str.format`.
+
+To translate, copy `ENGLISH` (the phrases) and `ENGLISH_WORDS` (the small words the helpers below
+build parameters from: units, numbers, ranks, variant actions, "and") into a new `Language` and add
+it to `LANGUAGES`; a key missing from a translation falls back to English. Reasons arrive from the
+rules as English text ("last to spank the pig"); a translation maps them in `words["reasons"]`.
+
+`table_lines(seats)` lists every phrase a table can say that can be known ahead of time (cadence
+beats, turn calls, prompts, dealing, counts...): the speech cache renders them at start and
+`referee speech render DIR` writes them out. Rulings carry a margin, so they are rendered when said.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 ENGLISH: dict[str, list[str]] = {
@@ -13,40 +25,294 @@ ENGLISH: dict[str, list[str]] = {
     "spank": ["Spank", "the", "PIG!"],
     "turn": ["{seat},", "flip!"],
     "pass": ["Pass!"],
-    # rulings
+    # rulings ({count_words}: see count_words(); {margin_ms}: whole milliseconds)
     "ruling": ["{seat}: {reason} by {margin_ms} milliseconds. {count_words}."],
     "ruling_plain": ["{seat}: {reason}. {count_words}."],
     "too_close": ["Too close to call."],
     "nobody": ["Clean round."],
     "correction": ["Correction, round {round}: {text}"],
+    "penalty": ["{seat}: {reason}. {count_words}."],
+    "undone": ["Undone."],
+    # Pig / Spoons / Tongue
+    "lives": ["{seat}: {letters}."],
+    "eliminated": ["{seat} is out. Remove one set of four cards."],
+    "unclear": ["Unclear: nobody loses."],
+    "void": ["No four of a kind. The round does not count."],
+    "co_winners": ["{seats} win together!"],
+    # Pig's Tail
+    "takes_pile": ["{seat} takes the pile: {cards} cards."],
+    "false_start": ["{seat}: false start. Take the pile."],
+    "no_match": ["No match."],
+    "first_card": ["First card: nothing to match."],
+    "ring_empty": ["The ring is empty."],
     # the judge
     "awaiting": ["Judge: {question}"],
     "judge_pigs": ["pig or no pig?"],
     "judge_doubles": ["double or no double?"],
+    "judge_shout": ["who was last to shout?"],
     "judge_match": ["match or no match?"],
     "judge_claim": ["was that four of a kind?"],
     # game flow
+    "welcome": ["{game}. Let's play!"],
+    "practice": ["Practice round."],
+    "practice_over": ["Practice over. Now for real."],
     "deal": ["Deal {cards} cards to each player. {aside}"],
+    "deal_aside": ["Set {cards} cards aside."],
+    "deal_sets": ["Use the {ranks}: one set of four per player. Deal four cards to each player."],
+    "deal_ring": ["Shuffle all fifty-two cards and lay them face down in a ring."],
+    "variant_rule": ["Four of a kind? Quietly {act}."],
+    "remove_set": ["Remove one set of four cards."],
     "rounds_left": ["{rounds} rounds to go."],
     "last_round": ["Last round!"],
     "sudden_death": ["Sudden death: {seats}."],
     "standings": ["{text}"],
+    "standing_row": ["{seat}, {count_words}."],  # count_words not capitalised
     "champion": ["{seats} {verb} the champion!"],
     "game_over": ["Game over. {text}"],
     "paused": ["Paused."],
     "resumed": ["Play on."],
+    # the box
     "stuck": ["{seat}'s {button} button is stuck."],
+    "button_check": ["{seat}, {button} button."],
 }
 
-LANGUAGES: dict[str, dict[str, list[str]]] = {"en": ENGLISH}
+ENGLISH_WORDS: dict[str, Any] = {
+    "and": "and",
+    "verb_one": "is",
+    "verb_many": "are",
+    "numbers": ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                "ten", "eleven", "twelve"],
+    # unit: (one, many, taken back) — "{n} whammies", "one whammy back"
+    "units": {
+        "whammies": ("{n} whammy", "{n} whammies", "{n} off the whammy pile"),
+        "lives": ("{n} life lost", "{n} lives lost", "{n} life back"),
+        "cards": ("{n} card", "{n} cards", "{n} card back"),
+    },
+    "letters": ["P", "I", "G"],
+    "ranks": ["aces", "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
+              "tens", "jacks", "queens", "kings"],
+    "variants": {
+        "pig": "touch your nose",
+        "spoons": "grab a spoon",
+        "tongue": "stick out your tongue",
+    },
+    "games": {
+        "spank-the-pig": "Spank the Pig",
+        "pig": "Pig",
+        "spoons": "Spoons",
+        "tongue": "Tongue",
+        "pigs-tail": "Pig's Tail",
+    },
+    "buttons": {"slap": "slap", "double": "double"},
+    "reasons": {},  # English reasons are said as the rules wrote them
+}
+
+
+@dataclass(frozen=True)
+class Language:
+    """One translation: its phrases, its small words, and the espeak-ng voice that reads it."""
+
+    code: str
+    voice: str
+    phrases: Mapping[str, list[str]]
+    words: Mapping[str, Any]
+
+
+LANGUAGES: dict[str, Language] = {"en": Language("en", "en-us", ENGLISH, ENGLISH_WORDS)}
+
+
+def get_language(code: str = "en") -> Language:
+    try:
+        return LANGUAGES[code]
+    except KeyError:
+        known = ", ".join(sorted(LANGUAGES))
+        raise ValueError(f"no phrase table for language {code!r}; known: {known}") from None
+
+
+def _word(lang: Language, name: str) -> Any:
+    return lang.words.get(name, ENGLISH_WORDS[name])
 
 
 def words(key: str, params: dict[str, Any] | None = None, language: str = "en") -> list[str]:
-    """The beats of phrase `key` with `params` filled in."""
-    table = LANGUAGES.get(language, ENGLISH)
-    beats = table.get(key) or ENGLISH[key]
-    return [beat.format(**(params or {})) for beat in beats]
+    """The beats of phrase `key` with `params` filled in.
+
+    Convenience parameters are completed when missing: `margin_ms` from `margin_us`,
+    `count_words` from `count` (+ `unit`, default whammies), and `reason` is translated.
+    """
+    lang = LANGUAGES.get(language, LANGUAGES["en"])
+    beats = lang.phrases.get(key) or ENGLISH[key]
+    filled = _complete(dict(params or {}), lang)
+    return [beat.format(**filled).strip() for beat in beats]
 
 
 def text(key: str, params: dict[str, Any] | None = None, language: str = "en") -> str:
     return " ".join(words(key, params, language))
+
+
+def _complete(params: dict[str, Any], lang: Language) -> dict[str, Any]:
+    if "margin_ms" not in params and params.get("margin_us") is not None:
+        params["margin_ms"] = round(int(params["margin_us"]) / 1000)
+    if "count_words" not in params and "count" in params:
+        params["count_words"] = count_words(int(params["count"]), params.get("unit", "whammies"),
+                                            lang.code)
+    if "reason" in params:
+        params["reason"] = _word(lang, "reasons").get(params["reason"], params["reason"])
+    return params
+
+
+# ------------------------------------------------------------------------------------------------
+# Building parameters
+
+
+def number_words(n: int, language: str = "en") -> str:
+    """Small numbers spelled out ("two"), larger ones as digits (the voice reads them)."""
+    names: list[str] = _word(LANGUAGES.get(language, LANGUAGES["en"]), "numbers")
+    return names[n] if 0 <= n < len(names) else str(n)
+
+
+def count_words(
+    n: int, unit: str = "whammies", language: str = "en", *, capital: bool = True
+) -> str:
+    """ "One whammy", "Two whammies", "One off the whammy pile" (n < 0)."""
+    lang = LANGUAGES.get(language, LANGUAGES["en"])
+    units: Mapping[str, tuple[str, str, str]] = _word(lang, "units")
+    one, many, back = units.get(unit, ("{n} " + unit, "{n} " + unit, "{n} " + unit))
+    form = back if n < 0 else (one if abs(n) == 1 else many)
+    said = form.format(n=number_words(abs(n), lang.code))
+    return said[:1].upper() + said[1:] if capital else said
+
+
+def list_words(names: Sequence[str], language: str = "en") -> str:
+    """ "Blue", "Blue and Red", "Blue, Red and Green"."""
+    conj = _word(LANGUAGES.get(language, LANGUAGES["en"]), "and")
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {conj} {names[-1]}"
+
+
+def letters_words(lost: int, language: str = "en") -> str:
+    """Lives lost as the letters of P-I-G: 1 → "P", 2 → "P, I", 3 → "P, I, G"."""
+    letters: list[str] = _word(LANGUAGES.get(language, LANGUAGES["en"]), "letters")
+    return ", ".join(letters[: max(0, min(lost, len(letters)))])
+
+
+def ranks_words(sets: int, language: str = "en") -> str:
+    """The ranks to deal for `sets` players: "aces, twos and threes"."""
+    ranks: list[str] = _word(LANGUAGES.get(language, LANGUAGES["en"]), "ranks")
+    return list_words(ranks[:sets], language)
+
+
+def ruling_phrase(
+    seat: str | None,
+    reason: str,
+    delta: int,
+    margin_us: int | None = None,
+    unit: str = "whammies",
+    language: str = "en",
+) -> tuple[str, dict[str, Any]]:
+    """The phrase key and parameters that announce one ruling (as `referee.events.Ruling` has it)."""
+    if seat is None:
+        if reason == "too close to call":
+            return "too_close", {}
+        return "nobody", {}
+    params: dict[str, Any] = {
+        "seat": seat,
+        "reason": reason,
+        "count_words": count_words(delta, unit, language),
+    }
+    if margin_us is None:
+        return "ruling_plain", params
+    return "ruling", {**params, "margin_us": margin_us}
+
+
+def standings_text(rows: Iterable[tuple[str, int]], unit: str = "whammies",
+                   language: str = "en") -> str:
+    """ "Blue, one whammy. Red, two whammies." for (seat, score) rows in place order."""
+    return " ".join(
+        text("standing_row", {"seat": seat, "count_words": count_words(score, unit, language,
+                                                                        capital=False)}, language)
+        for seat, score in rows
+    )
+
+
+def deal_params(seats: int, deck: int = 72, language: str = "en") -> dict[str, Any]:
+    """Parameters of "deal" for Spank the Pig!: equal hands, the remainder set aside."""
+    aside = deck % seats
+    return {
+        "cards": deck // seats,
+        "aside": text("deal_aside", {"cards": aside}, language) if aside else "",
+    }
+
+
+# ------------------------------------------------------------------------------------------------
+# Everything a table can say ahead of time
+
+
+@dataclass(frozen=True)
+class Line:
+    """One phrase to render: a file-safe name and the text spoken."""
+
+    name: str
+    text: str
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower() or "x"
+
+
+def table_lines(seats: Sequence[str], language: str = "en") -> list[Line]:
+    """Every phrase a table with these seats can say that is known before play (all games).
+
+    Cadences are listed beat by beat (each beat is its own clip). Rulings, which carry a margin,
+    appear once each as an example (for listening), with the first seat and 42 milliseconds.
+    """
+    lang = get_language(language)
+    lines: list[Line] = []
+
+    def add(name: str, key: str, params: dict[str, Any] | None = None) -> None:
+        for i, beat in enumerate(words(key, params, lang.code), start=1):
+            beats = len(lang.phrases.get(key) or ENGLISH[key])
+            lines.append(Line(f"{name}.{i}" if beats > 1 else name, beat))
+
+    add("spank", "spank")
+    add("pass", "pass")
+    for seat in seats:
+        add(f"turn.{slug(seat)}", "turn", {"seat": seat})
+    for key in ("too_close", "nobody", "undone", "unclear", "void", "no_match", "first_card",
+                "ring_empty", "practice", "practice_over", "deal_ring", "remove_set",
+                "last_round", "paused", "resumed"):
+        add(key, key)
+    for need in ("pigs", "doubles", "shout", "match", "claim", "pigs+doubles"):
+        question = " ".join(text(f"judge_{n}", None, lang.code) for n in need.split("+"))
+        add(f"awaiting.{slug(need)}", "awaiting", {"question": question})
+    for game, title in _word(lang, "games").items():
+        add(f"welcome.{game}", "welcome", {"game": title})
+    for variant, act in _word(lang, "variants").items():
+        add(f"variant_rule.{variant}", "variant_rule", {"act": act})
+    n = len(seats)
+    add("deal", "deal", deal_params(n, 72, lang.code))
+    add("deal_sets", "deal_sets", {"ranks": ranks_words(n, lang.code)})
+    for rounds in range(2, 72 // max(n, 1)):
+        add(f"rounds_left.{rounds}", "rounds_left", {"rounds": rounds})
+    for seat in seats:
+        s = slug(seat)
+        for button in _word(lang, "buttons").values():
+            add(f"button_check.{s}.{button}", "button_check", {"seat": seat, "button": button})
+        for lost in (1, 2, 3):
+            add(f"lives.{s}.{lost}", "lives", {"seat": seat, "letters": letters_words(lost, lang.code)})
+        add(f"eliminated.{s}", "eliminated", {"seat": seat})
+        add(f"false_start.{s}", "false_start", {"seat": seat})
+        add(f"champion.{s}", "champion", {"seats": seat, "verb": _word(lang, "verb_one")})
+    if seats:
+        first = seats[0]
+        for reason, delta in (("last to spank the pig", 1), ("first to slap with no pig", 1),
+                              ("first to the pigs", -1)):
+            key, params = ruling_phrase(first, reason, delta, 42_000, "whammies", lang.code)
+            add(f"example.{key}.{slug(reason)}", key, params)
+        add("example.takes_pile", "takes_pile", {"seat": first, "cards": 7})
+        add("example.standings", "standings",
+            {"text": standings_text([(s, i) for i, s in enumerate(seats)], "whammies", lang.code)})
+    unique: dict[str, Line] = {}
+    for line in lines:
+        unique.setdefault(line.text, line)
+    return list(unique.values())

@@ -1,0 +1,447 @@
+"""The referee's voice: phrases rendered ahead of time (`referee.tts`), played on time.
+
+ `SpeechAnnouncer` implements `referee.announce.Announcer` over an audio sink
+(`referee.audio`). A cadence is pre-mixed into one buffer with each beat's onset on its tempo grid
+sample, scheduled at an output frame, and the cue returned is that frame's engine-clock time plus
+the go-word's offset: the instant its speech starts. `say()` queues phrases one after another;
+`interrupt=True` fades out a stale one. Callers never wait: rendering happens on a worker thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import shutil
+import sys
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from referee import phrases
+from referee.announce import Announcer, PrintAnnouncer
+from referee.audio import (
+    Clip,
+    RecordingSink,
+    Scheduled,
+    Sink,
+    SoundDeviceSink,
+    output_devices,
+    premix,
+    write_wav,
+)
+from referee.tts import (
+    Renderer,
+    SpeechError,
+    SpeechOptions,
+    espeak_version,
+    pyttsx3_version,
+)
+
+__all__ = [
+    "SpeechAnnouncer", "SpeechError", "SpeechOptions", "Renderer", "make_announcer", "open_sink",
+    "render_all", "doctor_lines", "speech_main", "startup_texts",
+]
+
+
+# ------------------------------------------------------------------------------------------------
+# The announcer
+
+
+@dataclass(frozen=True)
+class CueRecord:
+    """A cadence as scheduled: its words, output frame of the buffer, go-word frame, cue time."""
+
+    beats: tuple[str, ...]
+    frame: int
+    go_frame: int
+    cue_us: int
+
+
+class SpeechAnnouncer:
+    """`Announcer` with real speech: warm clips are scheduled at once, cold ones by a worker."""
+
+    COLD_ORIGIN_S = 0.15  # room left for a beat's leading silence when its clip is not yet known
+    COLD_LEAD_S = 0.4  # how far ahead a cadence with unrendered beats is placed
+    RECENT = 64  # how many rendered-on-demand phrases (rulings) stay in memory
+
+    def __init__(
+        self,
+        renderer: Renderer,
+        sink: Sink,
+        *,
+        language: str = "en",
+        out: TextIO | None = None,
+    ) -> None:
+        self.renderer = renderer
+        self.sink = sink
+        self.language = language
+        self.out = out if out is not None else sys.stdout
+        self.cues: deque[CueRecord] = deque(maxlen=256)  # the latest cadences, for checks
+        self._pinned: dict[str, Clip] = {}
+        self._recent: OrderedDict[str, Clip] = OrderedDict()
+        self._lock = threading.Lock()
+        self._reserved = 0  # the voice is promised up to here to a cadence still being rendered
+        self._generation = 0
+        self._pending_says = 0
+        self._jobs: list[tuple[int, int, Callable[[], None]]] = []
+        self._seq = 0
+        self._cond = threading.Condition()
+        self._running = 0
+        self._closed = False
+        self._worker = threading.Thread(target=self._work, name="speech-worker", daemon=True)
+        self._worker.start()
+
+    # -- Announcer --------------------------------------------------------------------------------
+
+    def cadence(self, key: str, params: dict[str, Any], tempo_ms: int) -> int:
+        beats = tuple(phrases.words(key, params, self.language))
+        rate = self.sink.samplerate
+        tempo = round(tempo_ms * rate / 1000)
+        clips = [self._loaded(b) for b in beats]
+        label = " … ".join(beats)
+        with self._lock:
+            now = self.sink.mixer.next_frame + self.sink.lead_frames
+            if all(c is not None for c in clips):
+                mix = premix([c for c in clips if c is not None], tempo)
+                frame = max(now, self._free())
+                go = frame + mix.go
+                self.sink.mixer.schedule(mix.samples, frame, label, "cadence")
+            else:
+                origin = round(self.COLD_ORIGIN_S * rate)
+                frame = max(now + round(self.COLD_LEAD_S * rate), self._free())
+                go = frame + origin + (len(beats) - 1) * tempo
+                self._reserved = go + rate  # until the real length is known
+                self._submit(0, lambda: self._late_cadence(beats, tempo, origin, frame, label))
+        cue = self.sink.frame_to_us(go)
+        self.cues.append(CueRecord(beats, frame, go, cue))
+        return cue
+
+    def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
+        self.say_text(phrases.text(key, params, self.language), interrupt=interrupt)
+
+    def say_text(self, said: str, *, interrupt: bool = False) -> Scheduled | None:
+        """Say this text (already in the table's language); see `say`. Returns the scheduled clip
+        when it was in memory (placed at once), None when it is being rendered first."""
+        if not said:
+            return None
+        if interrupt:
+            self.hush()
+        clip = self._loaded(said)
+        with self._lock:
+            if clip is not None and self._pending_says == 0:
+                return self._place(said, clip)
+            self._pending_says += 1
+            generation = self._generation
+        self._submit(0, lambda: self._late_say(said, generation))
+        return None
+
+    def hush(self) -> None:
+        """Fade out the phrase being said and drop those waiting (cadences carry on)."""
+        with self._lock:
+            self._generation += 1
+            self.sink.mixer.cut("say")
+
+    def describe(self) -> str:
+        o = self.renderer.options
+        return (
+            f"speech: {self.sink.describe()}; voice {o.voice_name} at {o.rate} words/min, "
+            f"rendered by {self.renderer.engine} (espeak-ng {espeak_version()}), "
+            f"cache {self.renderer.dir}"
+        )
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._worker.join(timeout=2.0)
+        self.sink.close()
+        self.renderer.close()
+
+    # -- warming and waiting ----------------------------------------------------------------------
+
+    def warm(self, texts: Iterable[str], *, wait: bool = False) -> None:
+        """Render (or load) these phrases into memory; in the background unless `wait`."""
+        for said in texts:
+            if wait:
+                self._pin(said)
+            else:
+                self._submit(1, lambda said=said: self._pin(said))  # type: ignore[misc]
+
+    def warm_table(self, seats: Sequence[str], *, wait: bool = False) -> None:
+        self.warm([line.text for line in phrases.table_lines(seats, self.language)], wait=wait)
+
+    def idle(self, timeout: float = 10.0) -> bool:
+        """Wait until no rendering job is queued or running (tests, benchmarks, shutdown)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._jobs or self._running:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def wait_quiet(self, timeout: float = 30.0) -> bool:
+        """Wait until everything queued has been rendered and played."""
+        deadline = time.monotonic() + timeout
+        if not self.idle(timeout):
+            return False
+        while self.sink.mixer.busy_until() > self.sink.mixer.next_frame:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+    # -- inside ------------------------------------------------------------------------------------
+
+    def _loaded(self, said: str) -> Clip | None:
+        with self._lock:
+            clip = self._pinned.get(said) or self._recent.get(said)
+            if clip is not None and said in self._recent:
+                self._recent.move_to_end(said)
+            return clip
+
+    def _pin(self, said: str) -> None:
+        clip = self.renderer.clip(said).at_rate(self.sink.samplerate)
+        with self._lock:
+            self._pinned[said] = clip
+
+    def _fetch(self, said: str) -> Clip:
+        found = self._loaded(said)
+        if found is not None:
+            return found
+        clip = self.renderer.clip(said).at_rate(self.sink.samplerate)
+        with self._lock:
+            self._recent[said] = clip
+            while len(self._recent) > self.RECENT:
+                self._recent.popitem(last=False)
+        return clip
+
+    def _free(self) -> int:
+        """The first frame after everything the voice has been given (call with the lock held)."""
+        return max(self.sink.mixer.busy_until(), self._reserved)
+
+    def _place(self, said: str, clip: Clip) -> Scheduled:
+        """Schedule a phrase as soon as the voice is free (call with the lock held)."""
+        start = max(self.sink.mixer.next_frame + self.sink.lead_frames, self._free())
+        return self.sink.mixer.schedule(clip.samples, start, said, "say")
+
+    def _late_say(self, said: str, generation: int) -> None:
+        try:
+            clip = self._fetch(said)
+        except SpeechError as exc:
+            print(f"speech: {exc}", file=sys.stderr, flush=True)
+            print("  » " + said, file=self.out, flush=True)
+            clip = None
+        with self._lock:
+            self._pending_says -= 1
+            if clip is not None and generation == self._generation:
+                self._place(said, clip)
+
+    def _late_cadence(
+        self, beats: tuple[str, ...], tempo: int, origin: int, frame: int, label: str
+    ) -> None:
+        try:
+            clips = [self._fetch(b) for b in beats]
+        except SpeechError as exc:
+            print(f"speech: {exc}", file=sys.stderr, flush=True)
+            print("  » " + label, file=self.out, flush=True)
+            return
+        mix = premix(clips, tempo, origin=origin)
+        with self._lock:
+            self.sink.mixer.schedule(mix.samples, frame, label, "cadence")
+            self._reserved = 0
+
+    def _submit(self, priority: int, job: Callable[[], None]) -> None:
+        with self._cond:
+            self._seq += 1
+            heapq.heappush(self._jobs, (priority, self._seq, job))
+            self._cond.notify_all()
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                while not self._jobs and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                _, _, job = heapq.heappop(self._jobs)
+                self._running += 1
+            try:
+                job()
+            except Exception as exc:  # noqa: BLE001 - the voice must not take the table down
+                print(f"speech: {exc}", file=sys.stderr, flush=True)
+            finally:
+                with self._cond:
+                    self._running -= 1
+                    self._cond.notify_all()
+
+
+# ------------------------------------------------------------------------------------------------
+# Wiring, render-all, doctor, command line
+
+
+def startup_texts(language: str = "en") -> list[str]:
+    """What must be ready before any cue is promised: the seat-free cadence beats."""
+    turn = phrases.words("turn", {"seat": ""}, language)
+    return [*phrases.words("spank", {}, language), *phrases.words("pass", {}, language), turn[-1]]
+
+
+def make_announcer(
+    options: SpeechOptions | Mapping[str, Any] | None,
+    *,
+    no_speech: bool,
+    out: TextIO = sys.stdout,
+) -> Announcer:
+    """The table's voice: a sound device if there is one, else a recording sink that prints the
+    phrases; `no_speech` (or speech that cannot render at all) gives the printing announcer."""
+    if no_speech:
+        return PrintAnnouncer(out)
+    opts = SpeechOptions.coerce(options)
+    renderer = Renderer(opts)
+    try:
+        renderer.clips(startup_texts(opts.language))
+    except SpeechError as exc:
+        renderer.close()
+        print(f"speech: {exc}; phrases will be printed", file=sys.stderr, flush=True)
+        return PrintAnnouncer(out)
+    sink = open_sink(opts, out=out)
+    announcer = SpeechAnnouncer(renderer, sink, language=opts.language, out=out)
+    announcer.warm(startup_texts(opts.language), wait=True)
+    if opts.seats:
+        announcer.warm_table(opts.seats)
+    return announcer
+
+
+def open_sink(options: SpeechOptions, *, out: TextIO | None = sys.stdout) -> Sink:
+    """The sound device if PortAudio has one and it opens, else a recording sink (which prints
+    each phrase to `out` as it plays; None: silent)."""
+    if output_devices():
+        try:
+            device_sink = SoundDeviceSink(options.device)
+            device_sink.start()
+            return device_sink
+        except Exception as exc:  # noqa: BLE001 - any device trouble: keep the table running
+            print(f"speech: sound device unusable ({exc}); recording instead", file=sys.stderr)
+    sink = RecordingSink(out=out)
+    sink.start()
+    return sink
+
+
+def render_all(
+    directory: Path | str,
+    seats: Sequence[str],
+    options: SpeechOptions | Mapping[str, Any] | None = None,
+    *,
+    tempo_ms: int = 600,
+) -> list[Path]:
+    """Write every phrase of `table_lines(seats)` as DIR/<name>.wav, each cadence pre-mixed at
+    `tempo_ms` as DIR/cadence.<name>.wav, and DIR/phrases.tsv (file, onset ms, text)."""
+    opts = SpeechOptions.coerce(options)
+    out_dir = Path(directory)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    renderer = Renderer(opts)
+    written: list[Path] = []
+    index: list[str] = []
+    try:
+        for line in phrases.table_lines(seats, opts.language):
+            clip = renderer.clip(line.text)
+            target = out_dir / f"{line.name}.wav"
+            shutil.copyfile(renderer.path(line.text), target)
+            written.append(target)
+            index.append(f"{target.name}\t{clip.onset_s * 1000:.1f}\t{line.text}")
+        cadences: list[tuple[str, str, dict[str, Any]]] = [("spank", "spank", {}), ("pass", "pass", {})]
+        cadences += [(f"turn.{phrases.slug(s)}", "turn", {"seat": s}) for s in seats]
+        for name, key, params in cadences:
+            clips = renderer.clips(phrases.words(key, params, opts.language))
+            mix = premix(clips, round(tempo_ms * clips[0].samplerate / 1000))
+            target = out_dir / f"cadence.{name}.wav"
+            write_wav(target, mix.samples, clips[0].samplerate)
+            written.append(target)
+            go_ms = mix.go * 1000 / clips[0].samplerate
+            index.append(f"{target.name}\t{go_ms:.1f}\t{phrases.text(key, params, opts.language)}")
+    finally:
+        renderer.close()
+    (out_dir / "phrases.tsv").write_text("file\tonset_ms\ttext\n" + "\n".join(index) + "\n")
+    return written
+
+
+def doctor_lines(options: SpeechOptions | Mapping[str, Any] | None = None) -> list[tuple[bool, str]]:
+    """`referee doctor`'s audio checks: (ok, one line) each, without opening the device."""
+    opts = SpeechOptions.coerce(options)
+    lines: list[tuple[bool, str]] = []
+    version = espeak_version()
+    lines.append((version != "missing", f"espeak-ng: {version}" if version != "missing"
+                  else "espeak-ng: missing; install it (apt install espeak-ng)"))
+    lines.append((pyttsx3_version() != "missing", f"pyttsx3: {pyttsx3_version()}"))
+    devices = output_devices()
+    if devices:
+        lines.append((True, f"audio output: sound device via PortAudio ({devices[0]})"))
+    else:
+        lines.append((True, "audio output: no sound device; recording sink, phrases printed"))
+    cache = opts.cache_path
+    count = len(list(cache.glob("*.wav"))) if cache.is_dir() else 0
+    lines.append((True, f"speech cache: {cache} ({count} clips)"))
+    return lines
+
+
+def speech_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="referee speech", description="the referee's voice")
+    parser.add_argument("--voice", help="espeak-ng voice (default: the language's)")
+    parser.add_argument("--rate", type=int, help="words per minute (default 175)")
+    parser.add_argument("--volume", type=float, help="0.1-1.0 (default 1.0)")
+    parser.add_argument("--language", default="en")
+    parser.add_argument("--cache", type=Path, help="cache folder")
+    sub = parser.add_subparsers(dest="speech_command", required=True)
+    render = sub.add_parser("render", help="write every phrase as a WAV file")
+    render.add_argument("dir", type=Path)
+    render.add_argument("--seats", default="Blue,Red,Green,Yellow")
+    render.add_argument("--tempo-ms", type=int, default=600)
+    speak = sub.add_parser("say", help="say one text now")
+    speak.add_argument("text")
+    sub.add_parser("doctor", help="which audio output and voice are in use")
+    return parser
+
+
+def speech_main(argv: Sequence[str] | argparse.Namespace | None = None) -> int:
+    """`referee speech render DIR [--seats ...]` / `say TEXT` / `doctor`; exit status 2 on a
+    bad voice, rate or folder. Takes argv, or the namespace of the `referee` parser (attributes
+    speech_command, dir, seats, voice, rate, volume, language, cache, tempo_ms, text)."""
+    args = argv if isinstance(argv, argparse.Namespace) else speech_parser().parse_args(argv)
+    command = getattr(args, "speech_command", None) or "render"
+    rate = getattr(args, "rate", None)
+    volume = getattr(args, "volume", None)
+    try:
+        opts = SpeechOptions(
+            voice=getattr(args, "voice", None),
+            rate=175 if rate is None else int(rate),
+            volume=1.0 if volume is None else float(volume),
+            language=getattr(args, "language", None) or "en",
+            cache_dir=getattr(args, "cache", None),
+        )
+        if command == "render":
+            started = time.monotonic()
+            seats = [s.strip() for s in str(getattr(args, "seats", "")).split(",") if s.strip()]
+            directory = Path(args.dir)
+            written = render_all(directory, seats, opts, tempo_ms=getattr(args, "tempo_ms", 600))
+            print(f"wrote {len(written)} files and phrases.tsv to {directory} "
+                  f"in {time.monotonic() - started:.1f} s")
+        elif command == "say":
+            announcer = make_announcer(opts, no_speech=False)
+            if isinstance(announcer, SpeechAnnouncer):
+                announcer.say_text(args.text)
+                announcer.wait_quiet(timeout=30.0)
+            else:
+                print("  » " + args.text)
+            announcer.close()
+        else:
+            for ok, line in doctor_lines(opts):
+                print(("ok   " if ok else "FAIL ") + line)
+    except (SpeechError, ValueError, OSError) as exc:
+        print(f"referee speech: {exc}", file=sys.stderr)
+        return 2
+    return 0

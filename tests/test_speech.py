@@ -1,0 +1,353 @@
+"""Speech on real audio: espeak-ng renders every phrase, and the clips, the cache, the cadence buffer,
+the cue time and the non-blocking calls are checked on the samples themselves (no sound card
+needed: the recording sink plays against the real clock)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from referee.announce import PrintAnnouncer
+from referee.audio import (
+    Clip,
+    DacClock,
+    RecordingSink,
+    Samples,
+    find_onset,
+    frame_levels_db,
+    premix,
+    read_wav,
+    speech_rms_db,
+)
+from referee.clock import now_us
+from referee.events import Press
+from referee.phrases import table_lines, text, words
+from referee.speech import (
+    Renderer,
+    SpeechAnnouncer,
+    SpeechError,
+    SpeechOptions,
+    doctor_lines,
+    make_announcer,
+    render_all,
+    speech_main,
+    startup_texts,
+)
+
+SEATS = ["Blue", "Red", "Green"]
+RATE = 22050
+MS = RATE // 1000  # samples per millisecond
+
+
+@pytest.fixture(scope="session")
+def options(tmp_path_factory: pytest.TempPathFactory) -> SpeechOptions:
+    return SpeechOptions(cache_dir=tmp_path_factory.mktemp("speech-cache"))
+
+
+@pytest.fixture(scope="session")
+def rendered(options: SpeechOptions) -> dict[str, Clip]:
+    """Every phrase of a three-seat table, rendered once for the whole session (cold cache)."""
+    renderer = Renderer(options)
+    try:
+        return {line.text: renderer.clip(line.text) for line in table_lines(SEATS)}
+    finally:
+        assert renderer.renders == len(table_lines(SEATS))
+        renderer.close()
+
+
+@pytest.fixture
+def announcer(options: SpeechOptions, rendered: dict[str, Clip]) -> Iterator[SpeechAnnouncer]:
+    sink = RecordingSink(RATE)
+    sink.start()
+    voice = SpeechAnnouncer(Renderer(options), sink)
+    voice.warm(list(rendered), wait=True)
+    yield voice
+    voice.close()
+
+
+def onsets(samples: Samples, rate: int = RATE, gap_ms: int = 60) -> list[int]:
+    """Sample positions where speech starts after at least `gap_ms` of silence (words have
+    closures of up to ~40 ms inside them, "Spa-nk", "fli-p")."""
+    levels = frame_levels_db(samples, rate)
+    loud = levels >= max(float(levels.max()) - 45.0, -65.0)
+    found: list[int] = []
+    quiet = gap_ms
+    for i, is_loud in enumerate(loud):
+        if is_loud and quiet >= gap_ms:
+            lo = max(0, (i - 2) * MS)
+            onset = find_onset(samples[lo : (i + 5) * MS], rate)
+            assert onset is not None
+            found.append(lo + onset)
+        quiet = 0 if is_loud else quiet + 1
+    return found
+
+
+# ------------------------------------------------------------------------------------------------
+# Rendering and the cache
+
+
+def test_every_clip_is_real_speech(rendered: dict[str, Clip]) -> None:
+    for said, clip in rendered.items():
+        assert clip.samplerate == RATE
+        assert 0.2 <= clip.seconds <= 1.0 + 0.12 * len(said), said
+        assert speech_rms_db(clip.samples, RATE) > -35.0, said
+        assert clip.onset == find_onset(clip.samples, RATE)
+        assert 0 <= clip.onset <= 200 * MS, said  # voiced starts ("Red") begin at once
+        assert float(np.abs(clip.samples[: clip.onset]).max(initial=0.0)) < 0.01, said
+    go = rendered["PIG!"]
+    assert 5.0 <= go.onset_s * 1000 <= 150.0
+
+
+def test_a_restart_renders_nothing_new(options: SpeechOptions, rendered: dict[str, Clip]) -> None:
+    renderer = Renderer(options)
+    started = time.perf_counter()
+    again = renderer.clips(rendered)
+    elapsed = time.perf_counter() - started
+    renderer.close()
+    assert renderer.renders == 0
+    assert elapsed < 2.0
+    for clip, first in zip(again, rendered.values(), strict=True):
+        assert clip.onset == first.onset
+        assert np.array_equal(clip.samples, first.samples)
+
+
+def test_the_cache_key_covers_voice_rate_and_volume(options: SpeechOptions) -> None:
+    keys = {Renderer(SpeechOptions(cache_dir=options.cache_dir, **change)).key("Pass!")
+            for change in ({}, {"rate": 200}, {"volume": 0.5}, {"voice": "en-gb"})}
+    assert len(keys) == 4
+    faster = Renderer(SpeechOptions(cache_dir=options.cache_dir, rate=300))
+    clip = faster.clip("Last round!")
+    assert faster.renders == 1
+    faster.close()
+    slow = Renderer(options).clip("Last round!")
+    assert clip.seconds < slow.seconds
+
+
+def test_a_broken_pyttsx3_falls_back_to_espeak_ng_once(tmp_path: Path) -> None:
+    log = io.StringIO()
+    renderer = Renderer(SpeechOptions(cache_dir=tmp_path, python="/bin/false"), log=log)
+    clips = renderer.clips(["Pass!", "Last round!", "PIG!"])
+    renderer.close()
+    assert renderer.engine == "espeak-ng"
+    assert renderer.renders == 3
+    notices = log.getvalue().splitlines()
+    assert len(notices) == 1
+    assert "pyttsx3 failed" in notices[0] and "espeak-ng" in notices[0]
+    for clip in clips:
+        assert speech_rms_db(clip.samples, clip.samplerate) > -35.0
+    assert 5.0 <= clips[2].onset_s * 1000 <= 150.0
+
+
+def test_a_bogus_voice_is_named_with_the_fix(tmp_path: Path) -> None:
+    log = io.StringIO()
+    renderer = Renderer(SpeechOptions(cache_dir=tmp_path, voice="zz-bogus"), log=log)
+    with pytest.raises(SpeechError, match=r"'zz-bogus'.*espeak-ng --voices"):
+        renderer.clip("Pass!")
+    renderer.close()
+    assert log.getvalue().count("pyttsx3 failed") == 1
+    assert not list(tmp_path.glob("*.wav"))
+
+
+# ------------------------------------------------------------------------------------------------
+# Cadences: sample-exact beats, and the cue is when the go-word sounds
+
+
+@pytest.mark.parametrize("tempo_ms", [600, 800])
+def test_cadence_beats_land_on_their_samples(rendered: dict[str, Clip], tempo_ms: int) -> None:
+    """Onsets found blind in the mixed buffer fall within 1 ms of beat start + i * tempo."""
+    for beats in (words("spank", {}), words("turn", {"seat": "Green"})):
+        mix = premix([rendered[b] for b in beats], tempo_ms * MS)
+        assert [b - mix.beats[0] for b in mix.beats] == [i * tempo_ms * MS for i in range(len(beats))]
+        found = onsets(mix.samples)
+        assert len(found) == len(beats)
+        for got, want in zip(found, mix.beats, strict=True):
+            assert abs(got - want) <= MS, (beats, got, want)
+
+
+def test_a_fast_cadence_cuts_words_but_keeps_every_onset(rendered: dict[str, Clip]) -> None:
+    """At 400 ms "Spank" is still sounding when "the" is due: it is faded out, and each beat's
+    speech still starts exactly on its sample."""
+    clips = [rendered[b] for b in words("spank", {})]
+    mix = premix(clips, 400 * MS)
+    assert len(mix.samples) < sum(len(c.samples) for c in clips)
+    for beat, clip in zip(mix.beats, clips, strict=True):
+        span = 20 * MS
+        assert np.array_equal(mix.samples[beat : beat + span], clip.samples[clip.onset : clip.onset + span])
+        assert float(np.abs(mix.samples[beat - clip.onset : beat]).max(initial=0.0)) < 0.01
+
+
+def test_the_cue_is_when_the_go_word_sounds(announcer: SpeechAnnouncer) -> None:
+    sink = announcer.sink
+    assert isinstance(sink, RecordingSink)
+    for key, params in (("spank", {}), ("turn", {"seat": "Red"})):
+        called = now_us()
+        cue = announcer.cadence(key, params, 500)
+        returned = now_us()
+        assert returned - called < 5_000
+        assert cue > returned  # a real future time
+        assert announcer.wait_quiet(10.0)
+        frame0, tape = sink.tape()
+        found = onsets(tape)
+        go = frame0 + found[-1]
+        assert abs(sink.frame_to_us(go) - cue) <= 1_000
+        record = sink.records[-1]
+        assert record.label == " … ".join(words(key, params))
+        assert record.item.started_us is not None and record.item.started_us < cue
+
+
+def test_a_cadence_with_an_unrendered_seat_still_keeps_its_cue(announcer: SpeechAnnouncer) -> None:
+    sink = announcer.sink
+    assert isinstance(sink, RecordingSink)
+    cue = announcer.cadence("turn", {"seat": "Magenta"}, 600)  # "Magenta," is not in memory
+    assert announcer.wait_quiet(10.0)
+    frame0, tape = sink.tape()
+    assert abs(sink.frame_to_us(frame0 + onsets(tape)[-1]) - cue) <= 1_000
+
+
+# ------------------------------------------------------------------------------------------------
+# Saying things
+
+
+def test_rulings_say_the_intended_phrase(announcer: SpeechAnnouncer, options: SpeechOptions) -> None:
+    sink = announcer.sink
+    assert isinstance(sink, RecordingSink)
+    params = {"seat": "Blue", "reason": "last to spank the pig", "margin_ms": 42,
+              "count_words": "One whammy"}
+    announcer.say("ruling", params)
+    announcer.say("too_close", {})
+    assert announcer.idle(10.0)
+    first, second = list(sink.records)[-2:]
+    assert first.label == "Blue: last to spank the pig by 42 milliseconds. One whammy."
+    assert second.label == "Too close to call."
+    assert second.t_us >= first.t_us + round(len(first.samples) / RATE * 1e6) - 1_000
+    clip = Renderer(options).clip(first.label)
+    assert np.array_equal(first.samples, clip.samples)
+
+
+def test_presses_are_taken_without_delay_while_speech_plays(announcer: SpeechAnnouncer) -> None:
+    """An engine loop takes stamped presses from its queue while it asks for a long (unrendered)
+    ruling and a cadence; no call waits for audio and no press waits for the voice."""
+    sink = announcer.sink
+    assert isinstance(sink, RecordingSink)
+    presses: queue.Queue[Press | None] = queue.Queue()
+    delays: list[int] = []
+    calls: list[int] = []
+    taken: list[int] = []
+    long_ruling = text("standings", {"text": "Blue, seventeen whammies. Red, nineteen whammies. "
+                                             "Green, twenty-three whammies. Game over."})
+
+    def engine() -> None:
+        asked = False
+        while (press := presses.get()) is not None:
+            t = now_us()
+            delays.append(t - press.t_us)
+            taken.append(t)
+            if not asked:
+                asked = True
+                for call in (lambda: announcer.say_text(long_ruling),
+                             lambda: announcer.cadence("spank", {}, 500)):
+                    before = now_us()
+                    call()
+                    calls.append(now_us() - before)
+
+    loop = threading.Thread(target=engine)
+    loop.start()
+    end = time.monotonic() + 2.5
+    while time.monotonic() < end:
+        presses.put(Press(now_us(), "Blue"))
+        time.sleep(0.003)
+    presses.put(None)
+    loop.join()
+    assert max(calls) < 5_000
+    assert max(delays) < 20_000
+    record = next(r for r in sink.records if r.label == long_ruling)
+    started = record.item.started_us
+    assert started is not None
+    during = [t for t in taken if started <= t <= started + len(record.samples) / RATE * 1e6]
+    assert len(during) > 100  # presses kept flowing while the ruling was being spoken
+
+
+def test_interrupt_cuts_a_stale_ruling_short(announcer: SpeechAnnouncer) -> None:
+    sink = announcer.sink
+    assert isinstance(sink, RecordingSink)
+    stale = "Blue, zero whammies. Red, one whammy. Green, two whammies."
+    announcer.say("standings", {"text": stale})
+    time.sleep(0.4)
+    asked = now_us()
+    announcer.say("too_close", {}, interrupt=True)
+    assert announcer.wait_quiet(10.0)
+    old = next(r for r in sink.records if r.label == stale)
+    new = sink.records[-1]
+    assert new.label == "Too close to call."
+    assert len(old.item.samples) < 0.6 * len(old.samples)  # faded out after ~0.4 s
+    assert new.t_us - asked < 30_000
+
+
+# ------------------------------------------------------------------------------------------------
+# Wiring
+
+
+def test_make_announcer_picks_an_output(options: SpeechOptions, rendered: dict[str, Clip]) -> None:
+    out = io.StringIO()
+    assert isinstance(make_announcer(options, no_speech=True, out=out), PrintAnnouncer)
+    voice = make_announcer({"speech_rate": "175", "cache_dir": str(options.cache_dir),
+                            "unrelated": 1}, no_speech=False, out=out)
+    try:
+        assert isinstance(voice, SpeechAnnouncer)
+        line = voice.describe()
+        assert ("recording sink" in line) or ("sound device" in line)
+        assert voice.renderer.renders == 0  # the start-up words came from the cache
+        assert set(startup_texts()) <= set(rendered)
+        voice.say("last_round", {})
+        assert voice.wait_quiet(5.0)
+        if isinstance(voice.sink, RecordingSink):
+            assert "  » Last round!" in out.getvalue()
+    finally:
+        voice.close()
+    assert any("audio output" in line for _, line in doctor_lines(options))
+
+
+def test_render_all_writes_every_phrase(options: SpeechOptions, tmp_path: Path,
+                                        rendered: dict[str, Clip]) -> None:
+    written = render_all(tmp_path / "out", SEATS, options)
+    index = (tmp_path / "out" / "phrases.tsv").read_text().splitlines()
+    assert len(index) == len(written) + 1
+    assert len(written) == len(table_lines(SEATS)) + 2 + len(SEATS)  # + cadences
+    samples, rate = read_wav(tmp_path / "out" / "cadence.spank.wav")
+    assert rate == RATE and len(onsets(samples)) == 3
+    assert (tmp_path / "out" / "spank.3.wav").exists()
+
+
+def test_the_speech_command(options: SpeechOptions, tmp_path: Path,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    cache = str(options.cache_dir)
+    assert speech_main(["--cache", cache, "render", str(tmp_path / "a"), "--seats", "Blue"]) == 0
+    assert (tmp_path / "a" / "turn.blue.1.wav").exists()
+    ns = argparse.Namespace(speech_command="render", dir=str(tmp_path / "b"), seats="Red",
+                            voice=None, rate=None, language="en", cache=cache)
+    assert speech_main(ns) == 0
+    assert speech_main(["--rate", "5", "render", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["referee speech: speech rate 5 is out of range; use 80-450 words/minute"]
+
+
+def test_the_dac_clock_averages_jitter_and_follows_drift() -> None:
+    clock = DacClock(48000)
+    rng = np.random.default_rng(1)
+    drift = 50e-6  # the card runs 50 ppm fast against the monotonic clock
+    for block in range(3000):  # 64 s of 1024-frame callbacks
+        frame = block * 1024
+        true_us = 5_000_000 + frame / 48000 * 1e6 * (1 - drift)
+        jitter = int(rng.normal(0, 300))
+        clock.update(frame, int(true_us) - 10_000 + jitter, 0.010)
+    frame = 3000 * 1024
+    true_us = 5_000_000 + frame / 48000 * 1e6 * (1 - drift)
+    assert abs(clock.frame_to_us(frame, 0) - true_us) < 250

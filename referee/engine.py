@@ -19,17 +19,13 @@ from referee.announce import Announcer
 from referee.clock import now_us
 from referee.events import Awaiting, Cue, Event, Facts, GameStart, Penalty, Press, Ruling, Undo
 from referee.gpio import ButtonReleased, ButtonStuck, JudgeKey
+from referee.phrases import number_words, ruling_phrase, standings_text
 from referee.phrases import text as phrase_text
 from referee.rules.base import Rules, RulesError
 from referee.store import Store
 from referee.tablelog import new_rules
 
 log = logging.getLogger(__name__)
-
-UNIT_WORDS = {"whammies": ("whammy", "whammies"), "lives": ("life", "lives"),
-              "cards": ("card", "cards")}
-NUMBER_WORDS = ["No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"]
-
 
 class Leds(Protocol):
     def blink(self, seat: str, times: int = 3, on_ms: int = 150) -> None: ...
@@ -43,24 +39,6 @@ class Command:
     name: str
     args: dict[str, Any] = field(default_factory=dict)
     reply: queue.SimpleQueue[Any] | None = None
-
-
-def count_words(n: int, unit: str) -> str:
-    one, many = UNIT_WORDS.get(unit, (unit, unit))
-    word = NUMBER_WORDS[abs(n)] if abs(n) < len(NUMBER_WORDS) else str(abs(n))
-    return f"{word} {one if abs(n) == 1 else many}"
-
-
-def ruling_phrase(r: Ruling, unit: str) -> tuple[str, dict[str, Any]]:
-    if r.seat is None:
-        return ("too_close", {}) if r.reason == "too close to call" else ("nobody", {})
-    words = count_words(r.delta, unit)
-    if r.delta < 0:
-        words = f"{words} off"
-    params = {"seat": r.seat, "reason": r.reason, "count_words": words}
-    if r.margin_us is not None:
-        return "ruling", {**params, "margin_ms": round(r.margin_us / 1000)}
-    return "ruling_plain", params
 
 
 class Engine:
@@ -122,6 +100,9 @@ class Engine:
         self.listeners.append(listener)
 
     def start(self) -> None:
+        warm = getattr(self.announcer, "warm_table", None)
+        if warm is not None:
+            warm(list(self.rules.seats))  # render every phrase of this table ahead of time
         self._thread = threading.Thread(target=self._run, name="referee-engine", daemon=True)
         self._thread.start()
 
@@ -311,8 +292,10 @@ class Engine:
         else:
             new = [r for r in rulings if before is None or r not in before]
             for r in new:
-                key, params = ruling_phrase(r, self.rules.UNIT)
+                key, params = ruling_phrase(r.seat, r.reason, r.delta, r.margin_us,
+                                            self.rules.UNIT)
                 self.say(key, params)
+            self._take_cards(new)
             if before is None and not rulings and not awaiting:
                 self.say("nobody", {})
         for a in awaiting:
@@ -320,6 +303,18 @@ class Engine:
             self.say("awaiting", {"question": question})
         self._publish("ruling", {"round": number, "rulings": [o.to_json() for o in outputs],
                                  "correction": before is not None and self.judged})
+
+    def _take_cards(self, rulings: list[Ruling]) -> None:
+        """A seat with several whammies in one round is told how many face-up cards to take."""
+        if self.rules.UNIT != "whammies":
+            return
+        totals: dict[str, list[int]] = {}
+        for r in rulings:
+            if r.seat is not None and r.delta > 0:
+                totals.setdefault(r.seat, []).append(r.delta)
+        for seat, deltas in totals.items():
+            if len(deltas) > 1:
+                self.say("take_cards", {"seat": seat, "cards": number_words(sum(deltas))})
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         self.last_said = phrase_text(key, params)
@@ -362,7 +357,8 @@ class Engine:
             self.start_round(call)
         elif name == "standings":
             st = self.rules.standings()
-            self.say("standings", {"text": ", ".join(f"{r.seat} {r.score}" for r in st.seats)})
+            self.say("standings", {"text": standings_text(
+                [(r.seat, r.score) for r in st.seats], self.rules.UNIT)})
             return st.to_json()
         elif name == "feed":
             self.feed(cmd.args["event"])

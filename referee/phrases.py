@@ -33,6 +33,7 @@ ENGLISH: dict[str, list[str]] = {
     "correction": ["Correction, round {round}: {text}"],
     "penalty": ["{seat}: {reason}. {count_words}."],
     "undone": ["Undone."],
+    "take_cards": ["{seat}, take {cards} face-up cards into your whammy pile."],
     # Pig / Spoons / Tongue
     "lives": ["{seat}: {letters}."],
     "eliminated": ["{seat} is out. Remove one set of four cards."],

@@ -1,0 +1,179 @@
+"""History: past games re-ruled from the log, reaction-time statistics and a rating per player.
+
+Every stored game (practice games excluded) is replayed with the same code `referee replay` uses,
+so history always agrees with the rules; results are cached per game until its log grows.
+
+Rating: Elo over pairwise results. In a game of n players each pair meets once: a better place
+scores 1, a shared place ½ (a tie is half a win), a worse place 0. Each player's rating moves by
+K/(n−1) × (scored − expected), from the ratings before the game, games taken in the order played.
+Only games that are over (or ended by the judge) after at least one ruled round count.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import statistics
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.rules.base import REGISTRY, RulesError
+from referee.store import StoreError, export_lines, games, marks
+from referee.tablelog import LogError, replay
+
+START_RATING = 1000.0
+K_FACTOR = 32.0
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    id: int
+    game: str
+    title: str
+    seats: tuple[str, ...]
+    created: str
+    rounds: int
+    final: bool
+    ended: bool
+    standings: tuple[dict[str, Any], ...]
+    winners: tuple[str, ...]
+    reactions_us: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def rated(self) -> bool:
+        return self.error is None and self.rounds > 0 and (self.final or self.ended)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "game": self.game, "title": self.title, "seats": list(self.seats),
+                "created": self.created, "rounds": self.rounds, "final": self.final,
+                "ended": self.ended, "standings": list(self.standings),
+                "winners": list(self.winners), "error": self.error}
+
+
+_cache: dict[tuple[str, int], tuple[int, GameSummary]] = {}
+_cache_lock = threading.Lock()
+
+
+def summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str = "") -> GameSummary:
+    game_id = int(row["id"])
+    (count,) = conn.execute("SELECT COUNT(*) FROM events WHERE game_id = ?", (game_id,)).fetchone()
+    ended = bool(marks(conn, game_id, "ended"))
+    stamp = int(count) * 2 + int(ended)
+    with _cache_lock:
+        hit = _cache.get((db_key, game_id))
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    cls = REGISTRY.get(row["game"])
+    title = cls.TITLE if cls is not None else row["game"]
+    base = {"id": game_id, "game": row["game"], "title": title, "seats": tuple(row["seats"]),
+            "created": row["created"], "ended": ended}
+    try:
+        result = replay(export_lines(conn, game_id))
+    except (LogError, RulesError, StoreError) as exc:
+        summary = GameSummary(**base, rounds=0, final=False, standings=(), winners=(),
+                              error=str(exc))
+    else:
+        rules = result.rules
+        rounds = rules.status().round
+        reactions: dict[str, list[int]] = {}
+        for number in range(1, rules.round_count() + 1):
+            for seat, us in rules.reactions(number).items():
+                if us >= 0:
+                    reactions.setdefault(seat, []).append(us)
+        st = result.standings
+        summary = GameSummary(
+            **base, rounds=rounds, final=st.final,
+            standings=tuple(r.to_json() for r in st.seats), winners=tuple(st.winners),
+            reactions_us={s: tuple(v) for s, v in reactions.items()})
+    with _cache_lock:
+        _cache[(db_key, game_id)] = (stamp, summary)
+    return summary
+
+
+def past_games(conn: sqlite3.Connection, db_key: str = "") -> list[GameSummary]:
+    """Every game that is not a practice game, oldest first."""
+    return [summarize(conn, row, db_key) for row in games(conn)]
+
+
+@dataclass
+class PlayerStats:
+    name: str
+    reactions_us: list[int] = field(default_factory=list)
+    rating: float = START_RATING
+    games: int = 0
+    wins: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.reactions_us
+        return {
+            "name": self.name,
+            "rating": round(self.rating),
+            "games": self.games,
+            "wins": self.wins,
+            "reactions": {
+                "count": len(r),
+                "median_ms": round(statistics.median(r) / 1000, 1) if r else None,
+                "best_ms": round(min(r) / 1000, 1) if r else None,
+            },
+        }
+
+
+def player_stats(summaries: list[GameSummary]) -> list[PlayerStats]:
+    """Reaction times pooled by player name and Elo ratings, best rating first."""
+    players: dict[str, PlayerStats] = {}
+
+    def player(name: str) -> PlayerStats:
+        return players.setdefault(name, PlayerStats(name))
+
+    for game in summaries:
+        for seat, times in game.reactions_us.items():
+            player(seat).reactions_us.extend(times)
+        if not game.rated:
+            continue
+        place = {row["seat"]: int(row["place"]) for row in game.standings}
+        names = [s for s in game.seats if s in place]
+        if len(names) < 2:
+            continue
+        before = {s: player(s).rating for s in names}
+        firsts = [s for s in names if place[s] == 1]
+        for s in names:
+            scored = expected = 0.0
+            for other in names:
+                if other == s:
+                    continue
+                expected += 1.0 / (1.0 + 10 ** ((before[other] - before[s]) / 400.0))
+                scored += 1.0 if place[s] < place[other] else 0.5 if place[s] == place[other] else 0.0
+            p = player(s)
+            p.rating += K_FACTOR / (len(names) - 1) * (scored - expected)
+            p.games += 1
+            if s in firsts:
+                p.wins += 1.0 if len(firsts) == 1 else 0.5
+    return sorted(players.values(), key=lambda p: (-p.rating, p.name))
+
+
+def chart(stats: list[PlayerStats], width: int = 480, row: int = 34) -> dict[str, Any]:
+    """Geometry of the reaction-time chart: one bar per player to the median, a tick at the best."""
+    rows = [p for p in stats if p.reactions_us]
+    rows.sort(key=lambda p: statistics.median(p.reactions_us))
+    label_w, pad = 112, 12
+    top = max((statistics.median(p.reactions_us) for p in rows), default=0) / 1000
+    step = 100 if top <= 600 else 250 if top <= 1500 else 500
+    scale_max = max(step, (int(top // step) + 1) * step)
+    plot_w = width - label_w - pad * 2
+
+    def x(ms: float) -> float:
+        return round(label_w + plot_w * ms / scale_max, 1)
+
+    bars = []
+    for i, p in enumerate(rows):
+        median = statistics.median(p.reactions_us) / 1000
+        best = min(p.reactions_us) / 1000
+        y = pad + i * row
+        bars.append({"name": p.name, "y": y, "text_y": y + row * 0.6, "x0": label_w,
+                     "w": max(1.0, x(median) - label_w), "h": row - 10, "best_x": x(best),
+                     "median": round(median), "best": round(best), "count": len(p.reactions_us)})
+    height = pad * 2 + len(rows) * row + 24
+    ticks = [{"x": x(ms), "ms": ms} for ms in range(0, scale_max + 1, step)]
+    return {"width": width, "height": height, "bars": bars, "ticks": ticks,
+            "axis_y": pad + len(rows) * row, "label_w": label_w}

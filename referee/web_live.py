@@ -1,0 +1,151 @@
+"""Live scoreboard feed: engine events fanned out to every open Server-Sent Events stream.
+
+The engine calls our listener on its own thread, so the listener only formats the message once and
+puts it into each client's bounded queue (`put_nowait`: it never waits). Each stream is a generator
+run by a WSGI worker thread: it sends the whole table state on connect, then every message as it
+comes, and a comment line every `HEARTBEAT_S` seconds so proxies keep the line open and a vanished
+browser is noticed. A client too slow to keep up loses its queued messages and is sent the latest
+full state instead, so a page is never left showing an old table.
+
+A new game means a new engine: `attach()` notices (it is called by every request and by each idle
+stream once a second) and subscribes to it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_S = 15.0
+QUEUE_SIZE = 256
+RETRY_MS = 2000
+_CLOSE = b""  # put into a queue to end its stream
+
+
+class Client:
+    """One open event stream."""
+
+    def __init__(self) -> None:
+        self.queue: queue.Queue[bytes] = queue.Queue(QUEUE_SIZE)
+        self.lagged = False
+
+
+class Hub:
+    """Fans engine events out to the open streams of one table."""
+
+    def __init__(self, table: Any, decorate: Callable[[dict[str, Any] | None], dict[str, Any]],
+                 *, max_streams: int = 64) -> None:
+        self.table = table
+        self.decorate = decorate
+        self.max_streams = max_streams
+        self.clients: tuple[Client, ...] = ()  # replaced, never mutated: read without the lock
+        self.closed = False
+        self._engine: Any = None
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._last_state: dict[str, Any] | None = None
+
+    # -- the engine side ---------------------------------------------------------------------
+
+    def attach(self) -> None:
+        """Subscribe to the table's current engine if it is new, and send everyone its state."""
+        engine = self.table.engine
+        if engine is None or engine is self._engine:
+            return
+        with self._lock:
+            if engine is self._engine:
+                return
+            self._engine = engine
+            engine.subscribe(partial(self._on_event, engine))
+        self.broadcast(self.message("state", self.state()))
+
+    def _on_event(self, engine: Any, kind: str, data: dict[str, Any]) -> None:
+        """The engine's listener (engine thread): format once, queue for everyone, never wait."""
+        if engine is not self._engine or self.closed:
+            return
+        if kind == "state":
+            data = self.decorate(data)
+            self._last_state = data
+        self.broadcast(self.message(kind, data))
+
+    def state(self, timeout: float = 1.0) -> dict[str, Any]:
+        """The whole table, asked of the engine thread (the latest published copy if it is busy)."""
+        engine = self.table.engine
+        if engine is None:
+            return self.decorate(None)
+        try:
+            snap = engine.command("snapshot", timeout=timeout)
+        except queue.Empty:
+            if self._last_state is not None:
+                return self._last_state
+            raise
+        return self.decorate(snap)
+
+    def message(self, kind: str, data: dict[str, Any]) -> bytes:
+        body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        return f"id: {next(self._ids)}\nevent: {kind}\ndata: {body}\n\n".encode()
+
+    def broadcast(self, message: bytes) -> None:
+        for client in self.clients:
+            try:
+                client.queue.put_nowait(message)
+            except queue.Full:
+                client.lagged = True
+
+    # -- the streams ---------------------------------------------------------------------------
+
+    def join(self) -> Client | None:
+        with self._lock:
+            if self.closed or len(self.clients) >= self.max_streams:
+                return None
+            client = Client()
+            self.clients = (*self.clients, client)
+            return client
+
+    def leave(self, client: Client) -> None:
+        with self._lock:
+            self.clients = tuple(c for c in self.clients if c is not client)
+
+    def stream(self, client: Client, first: bytes) -> Iterator[bytes]:
+        """The body of one event stream (runs in a WSGI worker thread)."""
+        try:
+            yield f"retry: {RETRY_MS}\n".encode() + first
+            beat = time.monotonic() + HEARTBEAT_S
+            while not self.closed:
+                try:
+                    msg = client.queue.get(timeout=min(1.0, max(0.0, beat - time.monotonic())))
+                except queue.Empty:
+                    self.attach()
+                    if time.monotonic() >= beat:
+                        beat = time.monotonic() + HEARTBEAT_S
+                        yield b": keep-alive\n\n"
+                    continue
+                if msg == _CLOSE:
+                    return
+                if client.lagged:  # it fell behind: drop the backlog, send the table as it is now
+                    client.lagged = False
+                    while not client.queue.empty():
+                        client.queue.get_nowait()
+                    msg = self.message("state", self.state())
+                yield msg
+                beat = time.monotonic() + HEARTBEAT_S
+        finally:
+            self.leave(client)
+
+    def close(self) -> None:
+        """End every stream (server shutdown)."""
+        self.closed = True
+        for client in self.clients:
+            try:
+                client.queue.put_nowait(_CLOSE)
+            except queue.Full:
+                pass

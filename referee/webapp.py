@@ -1,0 +1,254 @@
+"""The scoreboard: a Flask app served from the Pi to phones, tablets and a TV, entirely offline.
+
+`create_app(table)` builds the app for one running `Table`: the pages (table view, judge panel,
+setup, history, virtual button box), the JSON API (`referee.web_api`) and its live feed
+(`referee.web_live`). `serve_in_thread(table, host, port)` serves it with waitress, a production
+WSGI server, in a daemon thread; `close()` stops it. Never debug mode: errors are one JSON line,
+never a traceback. Templates and static files ship in `web/` (inside the wheel: `referee/web/`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, abort, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+import referee
+from referee.events import Facts
+from referee.rules.base import REGISTRY, Option, Rules, rules_for
+from referee.web_api import ApiError, Context, register
+from referee.web_history import chart, past_games, player_stats
+from referee.web_live import Hub
+from referee.web_openapi import openapi_document
+from referee.web_pin import PinGuard
+
+log = logging.getLogger(__name__)
+
+STREAM_LIMIT = 64  # open event streams; each holds one server thread
+THREADS = STREAM_LIMIT + 8  # the rest answer pages and API calls
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+       "frame-ancestors 'none'")
+FACT_SAMPLES: dict[str, Any] = {"pigs": 1, "doubles": ["hippo"], "match": True, "claim": True,
+                                "void": True}
+
+
+def web_dir() -> Path:
+    """`referee/web` in an installed wheel, else the repository's `web/` (editable install)."""
+    packaged = Path(referee.__file__).parent / "web"
+    return packaged if packaged.is_dir() else Path(referee.__file__).parent.parent / "web"
+
+
+@cache
+def fact_kinds(game: str) -> tuple[str, ...]:
+    """Which facts the judge may give in `game`: asked of the game's own rules."""
+    cls = REGISTRY.get(game)
+    if cls is None:
+        return ()
+    lo = cls.SEATS[0]
+    try:
+        rules = cls([f"Seat{i}" for i in range(lo)], {})
+    except Exception:  # a game that needs options cannot be probed: offer every fact
+        return tuple(FACT_SAMPLES)
+    kinds = []
+    for kind, sample in FACT_SAMPLES.items():
+        try:
+            rules.check_facts(Facts(1, {kind: sample}))
+        except Exception:
+            continue
+        kinds.append(kind)
+    return tuple(kinds)
+
+
+def option_info(opt: Option) -> dict[str, Any]:
+    """An option for the setup page: its default, help, and its choices if it has any."""
+    info: dict[str, Any] = {"name": opt.name, "default": opt.default, "help": opt.help,
+                            "kind": "text"}
+    try:
+        opt.parse("\x00not-a-value")
+    except (TypeError, ValueError) as exc:
+        message = str(exc)
+        if message.startswith("expected one of "):
+            info["kind"] = "choice"
+            info["choices"] = [c.strip() for c in message[len("expected one of "):].split(",")]
+        elif "whole number" in message:
+            info["kind"] = "number"
+    if info["kind"] == "text" and isinstance(opt.default, bool):
+        info["kind"] = "bool"
+    elif info["kind"] == "text" and isinstance(opt.default, int):
+        info["kind"] = "number"
+    return info
+
+
+def games_catalogue() -> list[dict[str, Any]]:
+    rules_for("spank-the-pig")  # imports every game module
+    out = []
+    for name, cls in sorted(REGISTRY.items()):
+        out.append({"name": name, "title": cls.TITLE, "seats": list(cls.SEATS), "unit": cls.UNIT,
+                    "buttons": list(cls.BUTTONS),
+                    "options": [option_info(o) for o in cls.known_options().values()]})
+    return out
+
+
+def make_decorate(table: Any) -> Callable[[dict[str, Any] | None], dict[str, Any]]:
+    """The engine's snapshot plus what the pages need: colours, the box, the judge's facts."""
+
+    def decorate(snap: dict[str, Any] | None) -> dict[str, Any]:
+        config = table.config
+        colours = {s.name: s.colour for s in config.seats}
+        doubles_pins = [s.name for s in config.seats if s.double is not None]
+        if snap is None:
+            snap = {"game": None, "title": None, "game_id": None, "practice": False,
+                    "phase": "setup", "round": 0, "rounds": None, "unit": None, "seats": [],
+                    "seat_order": [], "rulings": [], "reactions_us": {}, "awaiting": None,
+                    "final": False, "winners": [], "options": {}, "said": "", "stuck": []}
+        view = dict(snap)
+        game = snap.get("game")
+        cls: type[Rules] | None = REGISTRY.get(game) if isinstance(game, str) else None
+        kinds = list(fact_kinds(game)) if isinstance(game, str) else []
+        options = snap.get("options") or {}
+        if "doubles" in kinds and options.get("doubles", "buttons") != "buttons":
+            kinds.remove("doubles")
+        view["colours"] = {s: colours.get(s, "#8b949e") for s in snap.get("seat_order", [])}
+        view["facts"] = kinds
+        view["quiet"] = bool(cls is not None and not cls.ROUNDS_FROM_CUES)
+        view["mock"] = bool(table.mock)
+        view["box"] = {
+            "double": [s for s in doubles_pins if options.get("doubles") == "buttons"],
+            "judge_keys": config.judge is not None,
+        }
+        return view
+
+    return decorate
+
+
+def create_app(table: Any, *, clock: Any = None) -> Flask:
+    web = web_dir()
+    app = Flask(__name__, static_folder=str(web / "static"), static_url_path="/static",
+                template_folder=str(web / "templates"))
+    app.debug = False
+    app.config.update(MAX_CONTENT_LENGTH=64 * 1024, PROPAGATE_EXCEPTIONS=False,
+                      JSON_SORT_KEYS=False, SEND_FILE_MAX_AGE_DEFAULT=300)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    guard = PinGuard(lambda: str(table.pin), **({"clock": clock} if clock else {}))
+    hub = Hub(table, make_decorate(table), max_streams=STREAM_LIMIT)
+    register(app, Context(table, hub, guard, threading.Lock()))
+    hub.attach()
+
+    @app.get("/")
+    def table_view() -> str:
+        return render_template("table.html", page="table", mock=table.mock)
+
+    @app.get("/judge")
+    def judge() -> str:
+        return render_template("judge.html", page="judge", mock=table.mock)
+
+    @app.get("/setup")
+    def setup() -> str:
+        seats = [{"name": s.name, "colour": s.colour, "slap": s.slap, "double": s.double}
+                 for s in table.config.seats]
+        engine = table.engine
+        current = engine.rules.NAME if engine is not None else table.config.game
+        return render_template("setup.html", page="setup", mock=table.mock,
+                               setup={"games": games_catalogue(), "seats": seats, "game": current})
+
+    @app.get("/history")
+    def history() -> str:
+        conn = table.store.reader()
+        try:
+            found = past_games(conn, str(table.store.path))
+        finally:
+            conn.close()
+        players = player_stats(found)
+        return render_template("history.html", page="history", mock=table.mock,
+                               games=list(reversed(found)), players=[p.to_json() for p in players],
+                               chart=chart(players))
+
+    @app.get("/box")
+    def box() -> str:
+        if not table.mock:
+            abort(404)
+        return render_template("box.html", page="box", mock=True)
+
+    @app.get("/api/openapi.json")
+    def openapi() -> Response:
+        return jsonify(openapi_document())
+
+    @app.after_request
+    def headers(resp: Response) -> Response:
+        h = resp.headers
+        h["X-Content-Type-Options"] = "nosniff"
+        h["Referrer-Policy"] = "no-referrer"
+        h["X-Frame-Options"] = "DENY"
+        h.setdefault("Content-Security-Policy", CSP)
+        if request.path.startswith("/api/"):
+            h["Cache-Control"] = "no-store"
+        elif not request.path.startswith("/static/"):
+            h["Cache-Control"] = "no-cache"
+        return resp
+
+    @app.errorhandler(ApiError)
+    def api_error(exc: ApiError) -> tuple[Response, int]:
+        return jsonify(error=exc.message), exc.status
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> tuple[Response | str, int]:
+        code = exc.code or 500
+        if request.path.startswith("/api/") or code != 404:
+            message = {404: "no such endpoint; see /api/openapi.json",
+                       405: "method not allowed here; see /api/openapi.json",
+                       413: "the body is too large (64 KB at most)"}.get(code, exc.name)
+            resp = jsonify(error=message)
+            if code == 405 and exc.get_response().headers.get("Allow"):
+                resp.headers["Allow"] = exc.get_response().headers["Allow"]
+            return resp, (400 if code == 400 else code)
+        return render_template("missing.html", page="", mock=table.mock), 404
+
+    @app.errorhandler(Exception)
+    def crash(exc: Exception) -> tuple[Response, int]:
+        log.exception("scoreboard error on %s %s", request.method, request.path)
+        return jsonify(error="internal error; the referee logged it"), 500
+
+    return app
+
+
+class WebServer:
+    """waitress in a daemon thread; `close()` ends the event streams and stops it."""
+
+    def __init__(self, table: Any, host: str, port: int, *, threads: int = THREADS) -> None:
+        from waitress import create_server
+
+        self.app = create_app(table)
+        self.map: dict[Any, Any] = {}
+        self.server: Any = create_server(
+            self.app, map=self.map, host=host, port=port, threads=threads,
+            connection_limit=max(200, threads * 3), channel_timeout=60, ident="table-referee",
+            asyncore_use_poll=True, clear_untrusted_proxy_headers=True)
+        listen = getattr(self.server, "effective_listen", None)
+        self.port: int = int(getattr(self.server, "effective_port", 0) or (listen or [(0, port)])[0][1])
+        self.host = host
+        self.thread = threading.Thread(target=self.server.run, name="scoreboard", daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    def close(self) -> None:
+        from waitress import wasyncore
+
+        self.app.extensions["referee"].hub.close()
+        self.server.task_dispatcher.shutdown(timeout=2)
+        wasyncore.close_all(self.map)
+        self.thread.join(timeout=2)
+
+
+def serve_in_thread(table: Any, host: str = "127.0.0.1", port: int = 8000) -> WebServer:
+    return WebServer(table, host, port)

@@ -1,0 +1,188 @@
+"""The scoreboard in a real browser: headless Chromium (Debian's package, never a download) driven by
+Playwright against a real waitress server and a real Table on mocked pins.
+
+Set REFEREE_SCREENSHOTS=docs/screenshots to refresh the README's screenshots.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.bootstrap import Table
+from referee.config import default_config
+from referee.webapp import WebServer, serve_in_thread
+
+sync_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = "/usr/bin/chromium"
+if not shutil.which(CHROMIUM):
+    pytest.skip("Debian's chromium is not installed (apt install chromium)", allow_module_level=True)
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+PIN = "1357"
+SEATS = ["Blue", "Red", "Green", "Yellow"]
+# doubles off: a race then closes as soon as every seat has slapped
+FAST = {"pause_ms": 400, "tempo_ms": 100, "window_ms": 2500, "tie_us": 1, "doubles": "off"}
+TIMEOUT_MS = 15_000
+
+
+def wait_for(check: Callable[[], Any], timeout: float = 15.0) -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError("timed out waiting")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+class Live:
+    def __init__(self, table: Table, server: WebServer) -> None:
+        self.table = table
+        self.server = server
+        self.url = server.url
+
+    def snapshot(self) -> dict[str, Any]:
+        engine = self.table.engine
+        assert engine is not None
+        return dict(engine.command("snapshot"))
+
+    def wait_phase(self, phase: str) -> dict[str, Any]:
+        return dict(wait_for(lambda: (s := self.snapshot())["phase"] == phase and s))
+
+
+@pytest.fixture
+def live(mock_factory: Any, tmp_path: Path) -> Iterator[Live]:
+    table = Table(default_config(SEATS), db=tmp_path / "referee.db", mock=True, no_speech=True,
+                  pin=PIN, out=io.StringIO(), auto=True)
+    table.start("spank-the-pig", FAST, resume=False)
+    server = serve_in_thread(table, "127.0.0.1", 0)
+    try:
+        yield Live(table, server)
+    finally:
+        server.close()
+        table.close()
+
+
+def page(browser: Any, url: str, width: int = 1280, height: int = 900, scale: float = 1) -> Any:
+    context = browser.new_context(viewport={"width": width, "height": height},
+                                  device_scale_factor=scale)
+    p = context.new_page()
+    p.set_default_timeout(TIMEOUT_MS)
+    p.goto(url)
+    return p
+
+
+def unlock(p: Any) -> None:
+    p.locator("#pin-dialog").wait_for(state="visible")
+    p.fill("#pin-input", PIN)
+    p.click("#pin-form button[type=submit]")
+    p.locator("#pin-dialog").wait_for(state="hidden")
+
+
+def test_a_round_played_on_the_virtual_box_shows_on_another_scoreboard(
+    browser: Any, live: Live
+) -> None:
+    board = page(browser, live.url)
+    box = page(browser, live.url + "box", 390, 844)
+    unlock(box)
+    box.wait_for_selector("body[data-phase=race]")
+    for seat in ("Green", "Blue", "Red", "Yellow"):  # Yellow slaps last
+        box.click(f".slap[data-seat={seat}]")
+    line = board.locator("#ruling-lines li, #earlier li").filter(has_text="last to spank the pig")
+    line.first.wait_for()
+    text = line.first.inner_text()
+    assert "Yellow" in text and "+1 whammy" in text and "by" in text and "ms" in text
+    assert board.locator("#seats [data-seat=Yellow] .num").inner_text() == "1"
+    assert board.locator("#conn").inner_text() == "live"
+
+
+def test_a_split_round_is_settled_from_the_judge_panel(browser: Any, live: Live) -> None:
+    board = page(browser, live.url, 1920, 1080)
+    judge = page(browser, live.url + "judge")
+    unlock(judge)
+    live.wait_phase("race")
+    for seat in ("Blue", "Red", "Green"):  # Yellow never slaps: pig or no pig?
+        live.table.box.press(seat, "slap")
+    board.locator("#banner").wait_for()
+    assert "How many pigs?" in board.locator("#banner").inner_text()
+    judge.wait_for_selector("#question.asking")
+    assert "How many pigs?" in judge.locator("#question-title").inner_text()
+    judge.click("#question-facts [data-fact=pigs][data-value='1']")
+    line = board.locator("#ruling-lines li, #earlier li").filter(has_text="last to spank the pig")
+    line.first.wait_for()
+    assert "Yellow" in line.first.inner_text()
+    board.locator("#banner").wait_for(state="hidden")
+    assert live.snapshot()["seats"][-1] == {"seat": "Yellow", "score": 1, "place": 4, "out": False}
+
+
+def test_the_setup_page_starts_a_game_with_chosen_seats(browser: Any, live: Live) -> None:
+    setup = page(browser, live.url + "setup")
+    setup.select_option("#game", "spank-the-pig")
+    setup.click("#seat-rows tr:nth-child(4) .remove")
+    for i, name in enumerate(("Ann", "Bob", "Cy"), start=1):
+        setup.fill(f"#seat-rows tr:nth-child({i}) .seat-name", name)
+    setup.fill("#seat-rows tr:nth-child(1) .seat-colour", "#ff8800")
+    setup.fill("#opt-pause_ms", "300")
+    setup.click("#start")
+    unlock(setup)
+    setup.wait_for_url(live.url)
+    setup.locator("#seats [data-seat=Cy]").wait_for()
+    names = setup.locator("#seats .name").all_inner_texts()
+    assert names == ["Ann", "Bob", "Cy"]
+    engine = live.table.engine
+    assert engine is not None and engine.rules.seats == ("Ann", "Bob", "Cy")
+    assert engine.rules.options["pause_ms"] == 300
+    assert live.table.config.seats[0].colour == "#ff8800"
+
+
+def test_screenshots(browser: Any, live: Live, tmp_path: Path) -> None:
+    """A few rounds, then a split round: the table on a TV and a phone, and the judge panel."""
+    out = Path(os.environ.get("REFEREE_SCREENSHOTS") or tmp_path)
+    out.mkdir(parents=True, exist_ok=True)
+    tv = page(browser, live.url, 1920, 1080)
+    phone = page(browser, live.url, 390, 844, scale=2)
+    judge = page(browser, live.url + "judge", 1280, 900)
+    unlock(judge)
+    rounds = [
+        [("Red", 0.21), ("Blue", 0.04), ("Green", 0.05), ("Yellow", 0.07)],
+        [("Green", 0.19), ("Yellow", 0.03), ("Red", 0.05), ("Blue", 0.09)],
+        [("Blue", 0.17), ("Red", 0.05), ("Yellow", 0.02), ("Green", 0.12)],
+    ]
+    for presses in rounds:
+        live.wait_phase("race")
+        for seat, delay in presses:
+            time.sleep(delay)
+            live.table.box.press(seat, "slap")
+        wait_for(lambda: live.snapshot()["phase"] != "race")
+    live.wait_phase("race")
+    for seat, delay in [("Green", 0.2), ("Blue", 0.06), ("Red", 0.11)]:
+        time.sleep(delay)
+        live.table.box.press(seat, "slap")
+    phone.locator("#banner").wait_for()
+    judge.wait_for_selector("#question.asking")
+    time.sleep(0.3)
+    phone.screenshot(path=str(out / "table-phone.png"))
+    judge.screenshot(path=str(out / "judge-panel.png"), full_page=True)
+    judge.click("#question-facts [data-fact=pigs][data-value='1']")
+    tv.locator("#ruling-lines li").filter(has_text="Yellow").first.wait_for()
+    time.sleep(0.2)
+    tv.screenshot(path=str(out / "table-tv.png"))
+    for name in ("table-phone.png", "judge-panel.png", "table-tv.png"):
+        assert (out / name).stat().st_size > 10_000

@@ -1,0 +1,63 @@
+/* The virtual button box (mock mode): every seat's slap and double buttons, and the judge keys. */
+"use strict";
+
+(() => {
+  const {el, colour} = TR;
+  const box = document.getElementById("box");
+  const judgeKeys = document.getElementById("judge-keys");
+  let layout = "";
+  let order = [];
+
+  function press(seat, button) {
+    // not awaited one after the other: several seats may press at once
+    TR.post("/api/press", {seat, button}).catch((err) => {
+      if (err.message !== "cancelled") TR.toast(err.message, true);
+    });
+  }
+
+  function render(s) {
+    TR.renderStatus(s);
+    const doubles = new Set((s.box && s.box.double) || []);
+    const key = JSON.stringify([s.seat_order, [...doubles], s.colours]);
+    judgeKeys.hidden = !(s.box && s.box.judge_keys);
+    if (key === layout) return;
+    layout = key;
+    order = s.seat_order;
+    box.replaceChildren(...s.seat_order.map((seat, i) => el("section", {class: "box-seat", seat: colour(s, seat),
+      "aria-label": `${seat}'s buttons`},
+      el("div", {class: "name"}, el("span", {class: "swatch", "aria-hidden": "true"}), seat),
+      el("button", {type: "button", class: "slap", "data-seat": seat, "data-button": "slap",
+        "aria-label": `${seat} slap (key ${i + 1})`}, "SLAP"),
+      doubles.has(seat) ? el("button", {type: "button", class: "btn double-btn", "data-seat": seat,
+        "data-button": "double", "aria-label": `${seat} double (Shift+${i + 1})`}, "Double") : null)));
+  }
+
+  // pointerdown, not click: the press is timed when the finger lands
+  document.addEventListener("pointerdown", (e) => {
+    const b = e.target.closest("[data-seat][data-button]");
+    if (!b || e.button !== 0) return;
+    e.preventDefault();
+    b.classList.add("down");
+    press(b.dataset.seat, b.dataset.button);
+  });
+  document.addEventListener("pointerup", () => {
+    for (const b of document.querySelectorAll(".down")) b.classList.remove("down");
+  });
+  // keyboard users: Enter/Space on a focused button, or the number keys
+  document.addEventListener("keydown", (e) => {
+    if (e.repeat || e.ctrlKey || e.metaKey || e.altKey) return;
+    const b = e.target.closest && e.target.closest("[data-seat][data-button]");
+    if (b && (e.key === "Enter" || e.key === " ")) {
+      e.preventDefault();
+      press(b.dataset.seat, b.dataset.button);
+      return;
+    }
+    const m = /^Digit([1-8])$/.exec(e.code);
+    if (!m) return;
+    const seat = order[Number(m[1]) - 1];
+    if (seat) press(seat, e.shiftKey ? "double" : "slap");
+  });
+
+  TR.live({state: render});
+  if (!TR.storedPin()) TR.askPin().catch(() => {});
+})();

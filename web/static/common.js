@@ -1,0 +1,257 @@
+/* Table Referee: what every page shares — the live feed, the PIN, posting actions, small helpers. */
+"use strict";
+
+const TR = (() => {
+  const PIN_KEY = "tableReferee.pin";
+  const UNITS = {
+    whammies: ["whammy", "whammies"],
+    lives: ["life lost", "lives lost"],
+    cards: ["card", "cards"],
+  };
+  const QUESTIONS = {
+    pigs: "How many pigs?",
+    doubles: "Which doubles?",
+    match: "Match or no match?",
+    claim: "Was that four of a kind?",
+    shout: "Who was last to shout?",
+  };
+
+  /** el("li", {class: "x", text: "hi"}, child, ...) */
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else if (key === "seat") node.style.setProperty("--seat", value);
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children.flat()) {
+      if (child !== null && child !== undefined && child !== false) {
+        node.append(child instanceof Node ? child : String(child));
+      }
+    }
+    return node;
+  }
+
+  function unitWord(unit, n) {
+    const [one, many] = UNITS[unit] || [unit || "", unit || ""];
+    return Math.abs(n) === 1 ? one : many;
+  }
+
+  function ms(us) {
+    if (us === null || us === undefined) return "";
+    const v = us / 1000;
+    return (Math.abs(v) < 10 ? v.toFixed(1) : Math.round(v)) + " ms";
+  }
+
+  function ordinal(n) {
+    const s = ["th", "st", "nd", "rd"], v = n % 100;
+    return n + (s[(v - 20) % 10] || s[v] || s[0]);
+  }
+
+  function colour(state, seat) {
+    return (state.colours && state.colours[seat]) || "#8b949e";
+  }
+
+  function who(state, seat) {
+    return el("span", {class: "who", seat: colour(state, seat)},
+      el("span", {class: "swatch", "aria-hidden": "true"}), seat);
+  }
+
+  function phaseLabel(s) {
+    switch (s.phase) {
+      case "setup": return s.game ? "Getting ready" : "No game";
+      case "cadence":
+        if (s.quiet) return "Playing";
+        return s.game === "spank-the-pig" ? "Spank… the… PIG!" : s.game === "pigs-tail" ? "Flip!" : "Get ready…";
+      case "race": return s.quiet ? "Playing" : "Race!";
+      case "awaiting": return "Waiting for the judge";
+      case "ruled": return s.quiet ? "Playing" : "Ruled";
+      case "paused": return "Paused";
+      case "over": return "Game over";
+      default: return s.phase || "";
+    }
+  }
+
+  function roundLabel(s) {
+    if (!s.game) return "No game yet";
+    if (!s.round) return s.rounds ? `${s.rounds} rounds to play` : "First round coming";
+    if (s.rounds && s.round > s.rounds) return `Sudden death · round ${s.round}`;
+    if (s.rounds) return `Round ${s.round} of ${s.rounds}` + (s.round === s.rounds ? " · last round" : "");
+    return `Round ${s.round}`;
+  }
+
+  function question(awaiting) {
+    return awaiting.need.map((n) => QUESTIONS[n] || n).join(" ");
+  }
+
+  /** One ruling line as nodes: who, +n unit, reason, margin. */
+  function rulingLine(state, r) {
+    const parts = [];
+    if (r.seat) {
+      parts.push(who(state, r.seat));
+      const sign = r.delta > 0 ? "+" : r.delta < 0 ? "−" : "±";
+      parts.push(el("span", {class: "delta " + (r.delta > 0 ? "up" : r.delta < 0 ? "down" : "")},
+        `${sign}${Math.abs(r.delta)} ${unitWord(state.unit, r.delta)}`));
+    }
+    parts.push(el("span", {class: r.seat ? "what" : "who"}, r.reason));
+    if (r.margin_us !== null && r.margin_us !== undefined && r.margin_us > 0) {
+      parts.push(el("span", {class: "margin"}, "by " + ms(r.margin_us)));
+    }
+    return parts;
+  }
+
+  function title(state) {
+    return state.title || "Table Referee";
+  }
+
+  function renderStatus(state) {
+    document.body.dataset.phase = state.phase;
+    document.body.classList.toggle("quiet", !!state.quiet);
+    const t = document.getElementById("title");
+    if (t && !t.dataset.fixed) {
+      t.textContent = title(state);
+      if (state.practice) t.append(el("span", {class: "badge"}, "PRACTICE"));
+    }
+    const r = document.getElementById("round");
+    if (r) r.textContent = roundLabel(state);
+    const p = document.getElementById("phase");
+    if (p) p.textContent = phaseLabel(state);
+  }
+
+  /* -- the live feed: EventSource reconnects by itself; if the server refused us, retry -- */
+  function live(handlers) {
+    const conn = document.getElementById("conn");
+    let source = null;
+    let wait = 1000;
+    const show = (text, ok) => {
+      if (!conn) return;
+      conn.textContent = text;
+      conn.classList.toggle("live", ok);
+    };
+    const open = () => {
+      source = new EventSource("/api/events");
+      source.addEventListener("open", () => { wait = 1000; show("live", true); });
+      for (const kind of ["state", "ruling", "judge", "over", "stuck"]) {
+        source.addEventListener(kind, (e) => {
+          let data;
+          try { data = JSON.parse(e.data); } catch (err) { return; }
+          if (kind === "state") show("live", true);
+          if (handlers[kind]) handlers[kind](data);
+        });
+      }
+      source.addEventListener("error", () => {
+        show("reconnecting…", false);
+        if (source.readyState === EventSource.CLOSED) {
+          source.close();
+          setTimeout(open, wait);
+          wait = Math.min(wait * 2, 15000);
+        }
+      });
+    };
+    open();
+    return () => source && source.close();
+  }
+
+  /* -- toast ---------------------------------------------------------------------------- */
+  let toastTimer = null;
+  function toast(text, bad) {
+    const t = document.getElementById("toast");
+    if (!t) return;
+    t.textContent = text;
+    t.classList.toggle("bad", !!bad);
+    t.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { t.hidden = true; }, bad ? 6000 : 2500);
+  }
+
+  /* -- the table PIN: asked once per tab, kept in sessionStorage ----------------------- */
+  function storedPin() {
+    try { return sessionStorage.getItem(PIN_KEY) || ""; } catch (e) { return ""; }
+  }
+  function forgetPin() {
+    try { sessionStorage.removeItem(PIN_KEY); } catch (e) { /* private mode */ }
+  }
+  let asking = null;
+  function askPin(message) {
+    if (asking) return asking;
+    const dialog = document.getElementById("pin-dialog");
+    const form = document.getElementById("pin-form");
+    const input = document.getElementById("pin-input");
+    const error = document.getElementById("pin-error");
+    const cancel = document.getElementById("pin-cancel");
+    error.textContent = message || "";
+    input.value = "";
+    asking = new Promise((resolve, reject) => {
+      const done = (pin, err) => {
+        form.removeEventListener("submit", submit);
+        cancel.removeEventListener("click", stop);
+        dialog.close();
+        asking = null;
+        if (pin) resolve(pin); else reject(err || new Error("no PIN given"));
+      };
+      const submit = async (e) => {
+        e.preventDefault();
+        const pin = input.value.trim();
+        if (!pin) return;
+        const resp = await fetch("/api/pin", {method: "POST", headers: {"X-Table-Pin": pin}});
+        if (resp.status === 204) {
+          try { sessionStorage.setItem(PIN_KEY, pin); } catch (err) { /* private mode */ }
+          done(pin);
+        } else {
+          const body = await resp.json().catch(() => ({}));
+          error.textContent = body.error || "That PIN is not right.";
+          input.select();
+        }
+      };
+      const stop = () => done(null, new Error("cancelled"));
+      form.addEventListener("submit", submit);
+      cancel.addEventListener("click", stop);
+      dialog.showModal();
+      input.focus();
+    });
+    return asking;
+  }
+  async function pin() {
+    return storedPin() || askPin();
+  }
+
+  /** POST an action with the PIN; resolves to the JSON answer (or null), rejects with a message. */
+  async function post(path, body) {
+    let key = await pin();
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const resp = await fetch(path, {
+        method: "POST",
+        headers: {"Content-Type": "application/json", "X-Table-Pin": key},
+        body: JSON.stringify(body || {}),
+      });
+      if (resp.status === 204) return null;
+      const data = await resp.json().catch(() => ({error: `HTTP ${resp.status}`}));
+      if (resp.status === 401 && attempt === 0) {
+        forgetPin();
+        key = await askPin(data.error);
+        continue;
+      }
+      if (!resp.ok) throw new Error(data.error || `HTTP ${resp.status}`);
+      return data;
+    }
+    throw new Error("the PIN was not accepted");
+  }
+
+  /** Run an action from a button: show what happened, never throw. */
+  async function act(path, body, done) {
+    try {
+      const answer = await post(path, body);
+      if (done) toast(done);
+      return answer;
+    } catch (err) {
+      if (err.message !== "cancelled") toast(err.message, true);
+      return undefined;
+    }
+  }
+
+  return {el, ms, ordinal, unitWord, colour, who, phaseLabel, roundLabel, question, rulingLine,
+    renderStatus, live, toast, pin, askPin, storedPin, post, act};
+})();

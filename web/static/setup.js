@@ -1,0 +1,138 @@
+/* Setup: choose the game, the seats (names, colours, button pins) and the options; start. */
+"use strict";
+
+(() => {
+  const {el} = TR;
+  const $ = (id) => document.getElementById(id);
+  const data = JSON.parse($("setup-data").textContent);
+  const DEFAULT_SEATS = [["Blue", "#1f6feb"], ["Red", "#d1242f"], ["Green", "#1a7f37"], ["Yellow", "#d4a72c"],
+    ["Purple", "#8250df"], ["Orange", "#e16f24"], ["Pink", "#e85aad"], ["Teal", "#1b9aaa"]];
+  const SLAP_PINS = [4, 17, 27, 22, 5, 6, 13, 26];
+  const DOUBLE_PINS = [23, 24, 25, 12];
+  const games = new Map(data.games.map((g) => [g.name, g]));
+  const select = $("game");
+  const rows = $("seat-rows");
+  let deckTouched = false;
+
+  for (const g of data.games) select.append(el("option", {value: g.name}, `${g.title} (${g.seats[0]}–${g.seats[1]} seats)`));
+  select.value = games.has(data.game) ? data.game : data.games[0].name;
+
+  function game() { return games.get(select.value); }
+
+  function seatRow(seat, i) {
+    const n = i + 1;
+    const tr = el("tr", {},
+      el("td", {}, String(n)),
+      el("td", {}, el("input", {type: "text", class: "seat-name", value: seat.name, maxlength: "24", required: true,
+        "aria-label": `Seat ${n} name`, autocomplete: "off"})),
+      el("td", {}, el("input", {type: "color", class: "seat-colour", value: seat.colour, "aria-label": `Seat ${n} colour`})),
+      el("td", {}, el("input", {type: "number", class: "seat-slap", min: "0", max: "27", inputmode: "numeric",
+        value: seat.slap ?? "", "aria-label": `Seat ${n} slap pin`})),
+      el("td", {}, el("input", {type: "number", class: "seat-double", min: "0", max: "27", inputmode: "numeric",
+        value: seat.double ?? "", "aria-label": `Seat ${n} double pin`})),
+      el("td", {}, el("button", {type: "button", class: "btn remove", "aria-label": `Remove seat ${n}`,
+        onclick: () => { tr.remove(); renumber(); }}, "✕")));
+    return tr;
+  }
+
+  function renumber() {
+    [...rows.children].forEach((tr, i) => {
+      const n = i + 1;
+      tr.firstChild.textContent = String(n);
+      tr.querySelector(".seat-name").setAttribute("aria-label", `Seat ${n} name`);
+      tr.querySelector(".remove").setAttribute("aria-label", `Remove seat ${n}`);
+    });
+    const [lo, hi] = game().seats;
+    $("add-seat").disabled = rows.children.length >= Math.min(hi, 8);
+    for (const b of rows.querySelectorAll(".remove")) b.disabled = rows.children.length <= lo;
+    suggestDeck();
+  }
+
+  function addSeat() {
+    const i = rows.children.length;
+    const used = new Set([...rows.querySelectorAll(".seat-name")].map((x) => x.value.trim().toLowerCase()));
+    const [name, colour] = DEFAULT_SEATS.find(([nm]) => !used.has(nm.toLowerCase())) || [`Seat ${i + 1}`, "#8b949e"];
+    rows.append(seatRow({name, colour, slap: SLAP_PINS[i], double: DOUBLE_PINS[i]}, i));
+    renumber();
+  }
+
+  function optionField(opt) {
+    const id = `opt-${opt.name}`;
+    let input;
+    if (opt.kind === "choice") {
+      input = el("select", {id, "data-option": opt.name},
+        opt.default === null ? el("option", {value: ""}, "automatic") : null,
+        opt.choices.map((c) => el("option", {value: c, selected: c === opt.default}, c)));
+    } else if (opt.kind === "bool") {
+      input = el("input", {id, type: "checkbox", "data-option": opt.name, checked: !!opt.default});
+    } else {
+      input = el("input", {id, type: opt.kind === "number" ? "number" : "text", "data-option": opt.name,
+        value: opt.default ?? "", inputmode: opt.kind === "number" ? "numeric" : null});
+    }
+    if (opt.name === "deck") input.addEventListener("input", () => { deckTouched = true; });
+    const def = opt.default === null ? "automatic" : String(opt.default);
+    return el("label", {for: id}, opt.name.replaceAll("_", " "), input,
+      el("span", {class: "hint"}, `${opt.help} (default ${def})`));
+  }
+
+  function renderGame() {
+    const g = game();
+    $("game-hint").textContent = `${g.seats[0]} to ${g.seats[1]} seats · scored in ${g.unit}`;
+    $("options").replaceChildren(...g.options.map(optionField));
+    deckTouched = false;
+    while (rows.children.length < g.seats[0]) addSeat();
+    while (rows.children.length > Math.min(g.seats[1], 8)) rows.lastChild.remove();
+    renumber();
+  }
+
+  /** A practice game is short: three cards each, unless the deck was set by hand. */
+  function suggestDeck() {
+    const deck = document.querySelector('[data-option="deck"]');
+    if (!deck || deckTouched) return;
+    const opt = game().options.find((o) => o.name === "deck");
+    deck.value = $("practice").checked ? String(3 * rows.children.length) : String(opt.default);
+  }
+
+  function collect() {
+    const seats = [...rows.children].map((tr) => {
+      const pin = (cls) => {
+        const v = tr.querySelector(cls).value.trim();
+        return v === "" ? null : Number(v);
+      };
+      return {name: tr.querySelector(".seat-name").value.trim(), colour: tr.querySelector(".seat-colour").value,
+        slap: pin(".seat-slap"), double: pin(".seat-double")};
+    });
+    const options = {};
+    const g = game();
+    for (const input of document.querySelectorAll("[data-option]")) {
+      const opt = g.options.find((o) => o.name === input.dataset.option);
+      let value = input.type === "checkbox" ? input.checked : input.value.trim();
+      if (value === "" || value === String(opt.default) || value === opt.default) continue;
+      if (opt.kind === "number" && /^-?\d+$/.test(value)) value = Number(value);
+      options[opt.name] = value;
+    }
+    return {game: g.name, seats, options, practice: $("practice").checked};
+  }
+
+  select.addEventListener("change", renderGame);
+  $("practice").addEventListener("change", suggestDeck);
+  $("add-seat").addEventListener("click", addSeat);
+  $("setup").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    $("setup-error").textContent = "";
+    const body = collect();
+    if (body.seats.some((s) => !s.name)) { $("setup-error").textContent = "Give every seat a name."; return; }
+    $("start").disabled = true;
+    try {
+      await TR.post("/api/new-game", body);
+      window.location.assign("/");
+    } catch (err) {
+      if (err.message !== "cancelled") $("setup-error").textContent = err.message;
+    } finally {
+      $("start").disabled = false;
+    }
+  });
+
+  data.seats.forEach((seat, i) => rows.append(seatRow(seat, i)));
+  renderGame();
+})();

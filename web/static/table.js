@@ -1,0 +1,161 @@
+/* The live table view: seats and scores, the round, the phase, the last ruling, the judge banner. */
+"use strict";
+
+(() => {
+  const {el, ms, ordinal, unitWord, colour, who, rulingLine, question} = TR;
+  const seatsEl = document.getElementById("seats");
+  const banner = document.getElementById("banner");
+  const winner = document.getElementById("winner");
+  const linesEl = document.getElementById("ruling-lines");
+  const reactEl = document.getElementById("reactions");
+  const earlierEl = document.getElementById("earlier");
+  const rulingTitle = document.getElementById("ruling-title");
+  const empty = document.getElementById("empty");
+  const history = new Map(); // round -> {rulings, correction}, from ruling events
+  const reactionsByRound = new Map(); // round -> {seat: µs}, from states
+  let gameId = null;
+  let flash = new Set(); // seats that just took something: their tiles pulse once
+
+  function render(s) {
+    if (s.game_id !== gameId) {
+      gameId = s.game_id;
+      history.clear();
+      reactionsByRound.clear();
+    }
+    TR.renderStatus(s);
+    empty.hidden = !!s.game;
+    renderBanner(s);
+    renderSeats(s);
+    renderRuling(s);
+    renderEarlier(s);
+  }
+
+  function renderBanner(s) {
+    if (s.awaiting && s.phase !== "over") {
+      banner.replaceChildren(`Judge: ${question(s.awaiting)}`,
+        el("small", {}, `Round ${s.awaiting.round} waits for the judge panel`));
+      banner.hidden = false;
+    } else {
+      banner.hidden = true;
+    }
+    if (s.final && s.winners.length) {
+      const names = s.winners.join(" and ");
+      winner.replaceChildren(
+        `${s.winners.length > 1 ? "Champions" : "Champion"}: ${names}!`,
+        el("small", {}, s.seats.map((r) => `${ordinal(r.place)} ${r.seat} (${r.score})`).join(" · ")));
+      winner.hidden = false;
+    } else {
+      winner.hidden = true;
+    }
+  }
+
+  function renderSeats(s) {
+    const rows = new Map(s.seats.map((r) => [r.seat, r]));
+    const order = s.seat_order.length ? s.seat_order : s.seats.map((r) => r.seat);
+    const n = order.length;
+    seatsEl.style.setProperty("--cols", String(n <= 4 ? Math.max(n, 1) : Math.ceil(n / 2)));
+    seatsEl.style.setProperty("--rows", n <= 4 ? "1" : "2");
+    const deltas = {};
+    for (const r of s.rulings) if (r.seat) deltas[r.seat] = (deltas[r.seat] || 0) + r.delta;
+    const best = Math.min(...s.seats.map((r) => r.place));
+    const stuck = new Set((s.stuck || []).map((x) => x.split(" ")[0]));
+    const tiles = order.map((seat) => {
+      const row = rows.get(seat) || {score: 0, place: 0, out: false};
+      const reaction = s.reactions_us[seat];
+      const d = deltas[seat];
+      const classes = ["seat"];
+      if (row.out) classes.push("out");
+      if (s.round && row.place === best && !row.out) classes.push("leader");
+      const tile = el("li", {class: classes.join(" "), seat: colour(s, seat), "data-seat": seat},
+        el("div", {class: "seat-head"},
+          el("span", {class: "swatch", "aria-hidden": "true"}),
+          el("span", {class: "name"}, seat),
+          row.place ? el("span", {class: "place"}, ordinal(row.place)) : null),
+        el("div", {class: "score"},
+          el("span", {class: "num"}, String(row.score)),
+          el("span", {class: "unit"}, unitWord(s.unit, row.score))),
+        el("div", {class: "seat-foot"},
+          reaction !== undefined && !s.quiet ? el("span", {class: "react"}, ms(reaction)) : null,
+          d ? el("span", {class: "delta " + (d > 0 ? "up" : "down")}, (d > 0 ? "+" : "−") + Math.abs(d)) : null,
+          row.out ? el("span", {class: "flag"}, "out") : null,
+          stuck.has(seat) ? el("span", {class: "flag"}, "button stuck") : null));
+      return tile;
+    });
+    seatsEl.replaceChildren(...tiles);
+    for (const tile of tiles) if (flash.has(tile.dataset.seat)) tile.classList.add("hit");
+    flash = new Set();
+  }
+
+  function renderRuling(s) {
+    if (s.round) reactionsByRound.set(s.round, s.reactions_us);
+    if (!s.round) {
+      rulingTitle.textContent = "Last ruling";
+      linesEl.replaceChildren(el("li", {class: "what"}, s.game ? "No round yet." : "—"));
+      reactEl.replaceChildren();
+      return;
+    }
+    const racing = s.phase === "cadence" || s.phase === "race";
+    // while the next round races, the last ruling stays up (if this page saw it)
+    let n = s.round;
+    let rulings = s.rulings;
+    let waiting = !!(s.awaiting && s.awaiting.round === s.round);
+    let reactions = s.reactions_us;
+    if (racing && history.has(s.round - 1)) {
+      n = s.round - 1;
+      const item = history.get(n);
+      rulings = item.rulings.filter((r) => r.type === "ruling");
+      waiting = item.rulings.some((r) => r.type === "awaiting");
+      reactions = reactionsByRound.get(n) || {};
+    }
+    rulingTitle.textContent = `Round ${n}`;
+    let lines;
+    if (n === s.round && racing) {
+      lines = [el("li", {class: "what"}, s.quiet ? "Playing…" : "Racing…")];
+    } else if (waiting && !rulings.length) {
+      lines = [el("li", {class: "what"}, "Waiting for the judge…")];
+    } else if (!rulings.length) {
+      lines = [el("li", {class: "what"}, "Clean round: nobody takes anything.")];
+    } else {
+      lines = rulings.map((r) => el("li", {}, rulingLine(s, r)));
+    }
+    linesEl.replaceChildren(...lines);
+    if (s.quiet) { reactEl.replaceChildren(); return; }
+    const seats = s.seat_order.filter((seat) => !(s.seats.find((r) => r.seat === seat) || {}).out);
+    const times = seats.map((seat) => [seat, reactions[seat]]);
+    times.sort((a, b) => (a[1] ?? Infinity) - (b[1] ?? Infinity));
+    const slowest = Math.max(1, ...times.map(([, t]) => t ?? 0));
+    reactEl.replaceChildren(...times.map(([seat, t]) => {
+      const bar = el("span", {class: "bar", seat: colour(s, seat)});
+      if (t !== undefined) bar.style.width = `${Math.max(2, (100 * t) / slowest)}%`;
+      return el("li", {},
+        who(s, seat),
+        t === undefined ? el("span", {class: "none"}, "no slap") : bar,
+        el("span", {class: "ms"}, t === undefined ? "—" : ms(t)));
+    }));
+  }
+
+  function renderEarlier(s) {
+    const shown = (s.phase === "cadence" || s.phase === "race") && history.has(s.round - 1) ? s.round - 1 : s.round;
+    const rounds = [...history.keys()].filter((n) => n < shown)
+      .sort((a, b) => b - a).slice(0, 6);
+    earlierEl.replaceChildren(...(rounds.length ? rounds.map((n) => {
+      const item = history.get(n);
+      const rulings = item.rulings.filter((r) => r.type === "ruling");
+      const asked = item.rulings.find((r) => r.type === "awaiting");
+      const body = rulings.length ? rulings.flatMap((r, i) => [i ? "; " : "", ...rulingLine(s, r)])
+        : [el("span", {class: "what"}, asked ? "waiting for the judge" : "clean round")];
+      return el("li", {}, el("span", {class: "rnd"}, `#${n}`), ...body,
+        item.correction ? el("span", {class: "corr"}, "corrected") : null);
+    }) : [el("li", {class: "what"}, "—")]));
+  }
+
+  function onRuling(data) {
+    // the first ruling after the judge answered is not a correction
+    const before = history.get(data.round);
+    const corrected = !!(data.correction && before && before.rulings.some((r) => r.type === "ruling"));
+    history.set(data.round, {...data, correction: corrected});
+    for (const r of data.rulings) if (r.type === "ruling" && r.seat && r.delta) flash.add(r.seat);
+  }
+
+  TR.live({state: render, ruling: onRuling});
+})();

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -78,6 +79,7 @@ class Table:
         self.announcer = announcer or make_announcer(config, no_speech=no_speech, out=self.out)
         self.auto = auto
         self.engine: Engine | None = None
+        self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.box: Any = None
         if box:
             self._open_box()
@@ -88,6 +90,12 @@ class Table:
         if self.box is not None:
             self.box.close()
         self.box = ButtonBox(self.config, self.submit)
+
+    def subscribe(self, listener: Callable[[str, dict[str, Any]], None]) -> None:
+        """Listen to this table's engine, and to every engine a new game brings."""
+        self.listeners.append(listener)
+        if self.engine is not None:
+            self.engine.subscribe(listener)
 
     def submit(self, item: object) -> None:
         engine = self.engine
@@ -115,6 +123,8 @@ class Table:
         if engine is None:
             engine = open_game(self.store, GameStart(game, seats, opts), self.announcer,
                                leds=self.box, auto=self.auto, practice=practice)
+        for listener in self.listeners:
+            engine.subscribe(listener)
         self.engine = engine
         engine.start()
         return engine

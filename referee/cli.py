@@ -112,14 +112,16 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
     print(f"Table PIN: {table.pin}", file=out)
     server = None
     if not args.no_web:
+        from referee.webapp import serve_in_thread
+
         try:
-            from referee.webapp import serve_in_thread
-        except ImportError:
-            serve_in_thread = None
-        if serve_in_thread is not None:
             server = serve_in_thread(table, host, port)
-            print(f"Scoreboard: http://{host}:{port}/", file=out)
-    engine.subscribe(lambda kind, data: _print_event(table, kind, data))
+        except OSError as exc:
+            table.close()
+            raise UsageError(f"cannot serve the scoreboard on {host}:{port}: {exc.strerror}; "
+                             f"choose another --port or --host") from None
+        print(f"Scoreboard: http://{host}:{port}/", file=out)
+    table.subscribe(lambda kind, data: _print_event(table, kind, data))
     try:
         if (args.mock or demo) and sys.stdin.isatty():
             from referee.keyboard import run_keyboard
@@ -138,7 +140,7 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
 
 def _wait_until_over(table: Any, args: argparse.Namespace) -> None:
     done = threading.Event()
-    table.engine.subscribe(lambda kind, data: done.set() if kind == "over" else None)
+    table.subscribe(lambda kind, data: done.set() if kind == "over" else None)
     while not done.wait(0.5):
         if getattr(args, "exit_when_over", False) and table.engine.rules.status().over:
             break

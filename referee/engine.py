@@ -285,7 +285,9 @@ class Engine:
         for r in rulings:
             if r.seat is not None and r.delta > 0 and self.leds is not None:
                 self.leds.blink(r.seat)
-        if before is not None and self.judged:
+        correction = (before is not None and self.judged
+                      and not any(isinstance(o, Awaiting) for o in before))
+        if correction:
             text = "; ".join(
                 f"{r.seat or 'nobody'} {r.delta:+d}" for r in rulings) or "no penalties"
             self.say("correction", {"round": number, "text": text}, interrupt=True)
@@ -296,13 +298,13 @@ class Engine:
                                             self.rules.UNIT)
                 self.say(key, params)
             self._take_cards(new)
-            if before is None and not rulings and not awaiting:
-                self.say("nobody", {})
+            if before is None and not rulings and not awaiting and self.rules.UNIT == "whammies":
+                self.say("nobody", {})  # Spank the Pig!: a clean round is said
         for a in awaiting:
             question = " ".join(phrase_text(f"judge_{need}") for need in a.need)
             self.say("awaiting", {"question": question})
         self._publish("ruling", {"round": number, "rulings": [o.to_json() for o in outputs],
-                                 "correction": before is not None and self.judged})
+                                 "correction": correction})
 
     def _take_cards(self, rulings: list[Ruling]) -> None:
         """A seat with several whammies in one round is told how many face-up cards to take."""

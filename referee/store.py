@@ -126,6 +126,8 @@ def game_row(conn: sqlite3.Connection, game_id: int | None = None) -> dict[str, 
         row = conn.execute(
             "SELECT id, game, seats, options, practice, created FROM games ORDER BY id DESC LIMIT 1"
         ).fetchone()
+    elif not 0 < game_id < 2**63:
+        return None  # no such id can exist (and SQLite cannot even be asked)
     else:
         row = conn.execute(
             "SELECT id, game, seats, options, practice, created FROM games WHERE id = ?", (game_id,)

@@ -94,7 +94,9 @@ def test_a_whole_game_live_then_replayed_gives_the_same_rulings(table: Table) ->
                and d["rulings"][-1]["type"] == "awaiting")
     assert engine.snapshot()["phase"] == "awaiting"
     table.submit(JudgeKey(0, "no"))
-    watch.wait(lambda k, d: k == "ruling" and d["round"] == 2 and d["correction"])
+    answered = watch.wait(lambda k, d: k == "ruling" and d["round"] == 2
+                          and d["rulings"][-1]["type"] == "ruling")
+    assert answered["correction"] is False  # an answer to the judge's question, not a correction
     # round 3: Green is last again; then a judge penalty, undone, and a correction of round 1
     wait_for_race(engine, 3)
     slap_in_order(table, ["Red", "Blue", "Green"])

@@ -163,7 +163,7 @@ class SpankThePig(Rules):
                 if seat not in rnd.race[button]:
                     return
                 times.append(rnd.race[button][seat])
-        settle = max(times) + self.options["tie_us"]
+        settle = max(times) + max(self.options["tie_us"], 1)  # the last press is inside
         if settle < rnd.close_us:
             rnd.close_us = settle
             self._drop_after_close(rnd)
@@ -182,6 +182,7 @@ class SpankThePig(Rules):
             for rnd in self.open:
                 if rnd.close_us <= self.now_us:
                     rnd.closed = True
+                    self.changed.add(rnd.number)  # ruled, even when nothing happened
                     self._refold(rnd.number)
                 else:
                     still.append(rnd)
@@ -190,6 +191,7 @@ class SpankThePig(Rules):
     def finish(self) -> None:
         for rnd in self.open:
             rnd.closed = True
+            self.changed.add(rnd.number)
             self._refold(rnd.number)
         self.open = []
         self.pending.clear()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -100,6 +101,10 @@ class Engine:
         self.listeners.append(listener)
 
     def start(self) -> None:
+        # CPython hands the GIL over every 5 ms by default: a thread busy elsewhere (the web
+        # server, a render) could hold a waiting ruling that long. Half a millisecond keeps the
+        # deciding press → ruling tail short at a negligible cost.
+        sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
         warm = getattr(self.announcer, "warm_table", None)
         if warm is not None:
             warm(list(self.rules.seats))  # render every phrase of this table ahead of time

@@ -1,0 +1,163 @@
+"""Start-up: process start to the scoreboard answering GET /api/state, with a warm speech cache.
+
+Runs ``referee play spank-the-pig --mock --new --db <tmp> --port <free>`` with speech on and a
+private speech cache (XDG_CACHE_HOME in a temporary folder): one cold run fills the cache, then
+`--runs` warm runs are timed from just before the process is spawned to the first 200 answer of
+/api/state (polled with urllib every 5 ms). Each run also notes when the "Table PIN" line appeared.
+If `referee.webapp` does not exist, the figure is process start to the "Table PIN" line instead.
+For scale, the bare interpreter (``python -c pass``) and ``python -c "import referee.cli"`` are
+timed the same way.
+
+Last line: ``RESULT {json}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Reader:
+    """Drains a child's stdout on a thread, noting when each line arrived."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.lines: list[tuple[float, str]] = []
+        self.cond = threading.Condition()
+        self.thread = threading.Thread(target=self.run, args=(proc,), daemon=True)
+        self.thread.start()
+
+    def run(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            with self.cond:
+                self.lines.append((time.monotonic(), line.rstrip("\n")))
+                self.cond.notify_all()
+
+    def first(self, prefix: str, timeout: float) -> float | None:
+        def found() -> float | None:
+            return next((t for t, line in self.lines if line.startswith(prefix)), None)
+
+        with self.cond:
+            self.cond.wait_for(lambda: found() is not None, timeout)
+            return found()
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def one_run(tmp: Path, n: int, env: dict[str, str], web: bool, timeout: float) -> dict[str, Any]:
+    port = free_port()
+    cmd = [str(Path(sys.executable).with_name("referee")), "play", "spank-the-pig", "--mock",
+           "--new", "--db", str(tmp / f"start{n}.db"), "--port", str(port)]
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=env)
+    reader = Reader(proc)
+    answered = None
+    try:
+        if web:
+            url = f"http://127.0.0.1:{port}/api/state"
+            while time.monotonic() - t0 < timeout and proc.poll() is None:
+                try:
+                    with urllib.request.urlopen(url, timeout=2) as r:
+                        if r.status == 200:
+                            r.read()
+                            answered = time.monotonic()
+                            break
+                except OSError:
+                    pass
+                time.sleep(0.005)
+        pin = reader.first("Table PIN", 0 if answered else timeout)
+    finally:
+        stop(proc)
+    out = "\n".join(line for _, line in reader.lines)
+    if (web and answered is None) or pin is None:
+        raise RuntimeError(f"run {n}: the referee did not come up within {timeout} s:\n{out[-2000:]}")
+    speech = "printed (speech could not render)" if "phrases will be printed" in out else "rendered"
+    return {"scoreboard_s": None if answered is None else answered - t0, "pin_s": pin - t0,
+            "speech": speech}
+
+
+def sound_output() -> str:
+    try:
+        from referee.audio import output_devices
+
+        devices = output_devices()
+    except Exception:  # noqa: BLE001 - only a label for the report
+        devices = []
+    return f"sound device {devices[0]}" if devices else "no sound device: recording sink"
+
+
+def time_cmd(cmd: list[str], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t0 = time.monotonic()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.monotonic() - t0)
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--timeout", type=float, default=30.0, help="per run")
+    args = ap.parse_args()
+    web = importlib.util.find_spec("referee.webapp") is not None
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="bench-start-") as d:
+        tmp = Path(d)
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_CACHE_HOME": str(tmp / "cache")}
+        cold = one_run(tmp, 0, env, web, args.timeout * 3)
+        warm = [one_run(tmp, n, env, web, args.timeout) for n in range(1, args.runs + 1)]
+    key = "scoreboard_s" if web else "pin_s"
+    figures = [r[key] for r in warm]
+    median = statistics.median(figures)
+    bare = time_cmd([sys.executable, "-c", "pass"], 5)
+    imports = time_cmd([sys.executable, "-c", "import referee.cli"], 5)
+    what = "scoreboard answering GET /api/state" if web else \
+        "the 'Table PIN' line (referee.webapp does not exist yet)"
+    print(f"start-up to {what}, warm speech cache: median {median * 1000:.0f} ms over "
+          f"{len(figures)} runs (min {min(figures) * 1000:.0f}, max {max(figures) * 1000:.0f}); "
+          f"'Table PIN' line at {statistics.median(r['pin_s'] for r in warm) * 1000:.0f} ms")
+    voice = f"speech {warm[0]['speech']}, {sound_output()}"
+    print(f"  cold speech cache (first run): {cold[key] * 1000:.0f} ms; {voice}")
+    print(f"  for scale: python -c pass {bare * 1000:.0f} ms, import referee.cli "
+          f"{imports * 1000:.0f} ms")
+    summary = {"name": "startup", "web": web, "measured_to": what, "median_s": round(median, 3),
+               "runs_s": [round(x, 3) for x in figures],
+               "pin_line_median_s": round(statistics.median(r["pin_s"] for r in warm), 3),
+               "cold_s": round(cold[key], 3), "voice": voice,
+               "python_bare_s": round(bare, 3), "import_cli_s": round(imports, 3),
+               "seconds": round(time.monotonic() - started, 1)}
+    print("RESULT " + json.dumps(summary), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

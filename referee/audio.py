@@ -195,6 +195,7 @@ class Scheduled:
     kind: str
     started_us: int | None = None  # engine time its first sample reached the output
     late: int = 0  # samples lost because it was scheduled after its frame had been rendered
+    marks: list[tuple[int, str]] = field(default_factory=list)  # (frame, beat): a beat's onset
 
     @property
     def end(self) -> int:
@@ -212,11 +213,13 @@ class Mixer:
         self._ident = 0
         self.on_start: Callable[[Scheduled], None] | None = None  # first sample rendered
         self.on_schedule: Callable[[Scheduled], None] | None = None
+        self.on_mark: Callable[[Scheduled, str], None] | None = None  # a beat's onset rendered
 
-    def schedule(self, samples: Samples, frame: int, label: str, kind: str = "say") -> Scheduled:
+    def schedule(self, samples: Samples, frame: int, label: str, kind: str = "say",
+                 marks: Sequence[tuple[int, str]] = ()) -> Scheduled:
         with self.lock:
             self._ident += 1
-            item = Scheduled(self._ident, label, samples, frame, kind)
+            item = Scheduled(self._ident, label, samples, frame, kind, marks=sorted(marks))
             item.late = max(0, self.next_frame - frame)
             self._items.append(item)
         if self.on_schedule is not None:
@@ -251,6 +254,7 @@ class Mixer:
         output (it stamps each clip's `started_us`: the time of its first sample)."""
         out = np.zeros(n, dtype=np.float32)
         started: list[Scheduled] = []
+        marked: list[tuple[Scheduled, str]] = []
         with self.lock:
             f0 = self.next_frame
             f1 = f0 + n
@@ -267,12 +271,17 @@ class Mixer:
                 if item.started_us is None and t_us is not None:
                     item.started_us = t_us + round((a - f0) * 1e6 / self.samplerate)
                     started.append(item)
+                while item.marks and item.marks[0][0] < f1:
+                    marked.append((item, item.marks.pop(0)[1]))
             self._items = alive
             self.next_frame = f1
         np.clip(out, -1.0, 1.0, out=out)
         if self.on_start is not None:
             for item in started:
                 self.on_start(item)
+        if self.on_mark is not None:
+            for item, beat in marked:
+                self.on_mark(item, beat)
         return out
 
 
@@ -323,6 +332,7 @@ class RecordingSink:
         self.mixer = Mixer(samplerate)
         self.mixer.on_start = self._started
         self.mixer.on_schedule = self._note
+        self.mixer.on_mark = self._beat
         self.block = max(1, samplerate * block_ms // 1000)
         self.lead_frames = self.block
         self.out = out
@@ -355,8 +365,13 @@ class RecordingSink:
             self._tape.append((frame, block))
 
     def _started(self, item: Scheduled) -> None:
-        if self.out is not None:
+        if self.out is not None and not (item.kind == "cadence" and item.marks):
             print("  » " + item.label, file=self.out, flush=True)
+
+    def _beat(self, item: Scheduled, beat: str) -> None:
+        """A cadence is printed beat by beat as it sounds, so "PIG!" shows at the cue."""
+        if self.out is not None:
+            print("  » " + beat, file=self.out, flush=True)
 
     def _note(self, item: Scheduled) -> None:
         """Keep (phrase, scheduled engine-clock time, samples) for a newly scheduled clip."""

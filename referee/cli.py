@@ -157,8 +157,10 @@ def _print_event(table: Any, kind: str, data: dict[str, Any]) -> None:
                 parts.append(f"waiting for the judge: {', '.join(r['need'])}")
                 continue
             margin = "" if r["margin_us"] is None else f", by {r['margin_us'] / 1000:.1f} ms"
-            who = r["seat"] or "nobody"
-            parts.append(f"{who} {r['delta']:+d} ({r['reason']}{margin})")
+            if r["seat"] is None:
+                parts.append(f"{r['reason']}{margin}")
+            else:
+                parts.append(f"{r['seat']} {r['delta']:+d} ({r['reason']}{margin})")
         label = "Correction, round" if data["correction"] else "Round"
         print(f"{label} {data['round']}: " + ("; ".join(parts) or "clean round"), file=out)
         st = table.engine.rules.standings()

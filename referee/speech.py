@@ -109,7 +109,8 @@ class SpeechAnnouncer:
                 mix = premix([c for c in clips if c is not None], tempo)
                 frame = max(now, self._free())
                 go = frame + mix.go
-                self.sink.mixer.schedule(mix.samples, frame, label, "cadence")
+                self.sink.mixer.schedule(mix.samples, frame, label, "cadence",
+                                         marks=_marks(frame, mix.beats, beats))
             else:
                 origin = round(self.COLD_ORIGIN_S * rate)
                 frame = max(now + round(self.COLD_LEAD_S * rate), self._free())
@@ -253,7 +254,8 @@ class SpeechAnnouncer:
             return
         mix = premix(clips, tempo, origin=origin)
         with self._lock:
-            self.sink.mixer.schedule(mix.samples, frame, label, "cadence")
+            self.sink.mixer.schedule(mix.samples, frame, label, "cadence",
+                                     marks=_marks(frame, mix.beats, beats))
             self._reserved = 0
 
     def _submit(self, priority: int, job: Callable[[], None]) -> None:
@@ -445,3 +447,8 @@ def speech_main(argv: Sequence[str] | argparse.Namespace | None = None) -> int:
         print(f"referee speech: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _marks(frame: int, onsets: Sequence[int], beats: Sequence[str]) -> list[tuple[int, str]]:
+    """Each beat's onset as an output frame, for sinks that show the cadence as it sounds."""
+    return [(frame + onset, beat) for onset, beat in zip(onsets, beats, strict=True)]

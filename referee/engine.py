@@ -28,6 +28,23 @@ from referee.tablelog import new_rules
 
 log = logging.getLogger(__name__)
 
+UNIT_WORDS = {"whammies": ("whammy", "whammies"), "lives": ("letter", "letters"),
+              "cards": ("card", "cards")}
+PIG_VARIANTS = {"pig": ("nose", "touch your nose"), "spoons": ("spoon", "grab a spoon"),
+                "tongue": ("tongue", "stick out your tongue")}
+
+
+def vocabulary(rules: Rules, scores: dict[str, int]) -> dict[str, Any]:
+    """The game's own words for the scoreboard: whammy / letter / card; nose / spoon / tongue."""
+    one, many = UNIT_WORDS.get(rules.UNIT, (rules.UNIT, rules.UNIT))
+    words: dict[str, Any] = {"unit": [one, many]}
+    variant = rules.options.get("variant")
+    if isinstance(variant, str) and variant in PIG_VARIANTS:
+        words["thing"], words["act"] = PIG_VARIANTS[variant]
+        words["letters"] = {seat: "-".join("PIG"[:min(n, 3)]) for seat, n in scores.items()}
+    return words
+
+
 class Leds(Protocol):
     def blink(self, seat: str, times: int = 3, on_ms: int = 150) -> None: ...
     def all_leds(self, on: bool) -> None: ...
@@ -424,6 +441,11 @@ class Engine:
             "options": dict(rules.options),
             "said": self.last_said,
             "stuck": sorted(f"{s} {b}" for s, b in self.stuck),
+            "words": vocabulary(rules, {r.seat: r.score for r in st.seats}),
+            "earlier": [  # the rounds before, so a page opened mid-game shows them too
+                {"round": n, "rulings": [o.to_json() for o in rules.round_outputs(n)
+                                         if isinstance(o, Ruling)]}
+                for n in range(max(1, latest - 5), latest)],
         }
 
     def _publish(self, kind: str, data: dict[str, Any]) -> None:

@@ -35,8 +35,8 @@ const TR = (() => {
     return node;
   }
 
-  function unitWord(unit, n) {
-    const [one, many] = UNITS[unit] || [unit || "", unit || ""];
+  function unitWord(unit, n, words) {
+    const [one, many] = (words && words.unit) || UNITS[unit] || [unit || "", unit || ""];
     return Math.abs(n) === 1 ? one : many;
   }
 
@@ -94,7 +94,7 @@ const TR = (() => {
       parts.push(who(state, r.seat));
       const sign = r.delta > 0 ? "+" : r.delta < 0 ? "−" : "±";
       parts.push(el("span", {class: "delta " + (r.delta > 0 ? "up" : r.delta < 0 ? "down" : "")},
-        `${sign}${Math.abs(r.delta)} ${unitWord(state.unit, r.delta)}`));
+        `${sign}${Math.abs(r.delta)} ${unitWord(state.unit, r.delta, state.words)}`));
     }
     parts.push(el("span", {class: r.seat ? "what" : "who"}, r.reason));
     if (r.margin_us !== null && r.margin_us !== undefined && r.margin_us > 0) {

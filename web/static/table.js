@@ -22,6 +22,9 @@
       history.clear();
       reactionsByRound.clear();
     }
+    for (const e of s.earlier || []) {
+      if (!history.has(e.round)) history.set(e.round, {round: e.round, rulings: e.rulings, correction: false});
+    }
     TR.renderStatus(s);
     empty.hidden = !!s.game;
     renderBanner(s);
@@ -72,8 +75,10 @@
           el("span", {class: "name"}, seat),
           row.place ? el("span", {class: "place"}, ordinal(row.place)) : null),
         el("div", {class: "score"},
-          el("span", {class: "num"}, String(row.score)),
-          el("span", {class: "unit"}, unitWord(s.unit, row.score))),
+          el("span", {class: "num"}, s.words && s.words.letters
+            ? (s.words.letters[seat] || "–") : String(row.score)),
+          el("span", {class: "unit"}, s.words && s.words.letters
+            ? (row.out ? "out" : `${s.words.thing} game`) : unitWord(s.unit, row.score, s.words))),
         el("div", {class: "seat-foot"},
           reaction !== undefined && !s.quiet ? el("span", {class: "react"}, ms(reaction)) : null,
           d ? el("span", {class: "delta " + (d > 0 ? "up" : "down")}, (d > 0 ? "+" : "−") + Math.abs(d)) : null,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -15,6 +16,10 @@ from referee.engine import Engine, open_game, resume_game
 from referee.events import GameStart
 from referee.rules.base import rules_for
 from referee.store import Store, game_row, marks
+
+
+class HardwareError(RuntimeError):
+    """The GPIO pins cannot be opened: one line with the fix."""
 
 
 def default_db() -> Path:
@@ -85,11 +90,24 @@ class Table:
             self._open_box()
 
     def _open_box(self) -> None:
+        from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
+
         from referee.gpio import ButtonBox
 
         if self.box is not None:
             self.box.close()
-        self.box = ButtonBox(self.config, self.submit)
+            self.box = None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PinFactoryFallback)
+            try:
+                self.box = ButtonBox(self.config, self.submit)
+            except BadPinFactory:
+                raise HardwareError(
+                    "no GPIO library works here (lgpio, or RPi.GPIO before the Pi 5); "
+                    "on a Raspberry Pi install python3-lgpio, on a laptop add --mock") from None
+            except GPIOZeroError as exc:
+                raise HardwareError(f"cannot open the buttons: {exc}; check the pins with "
+                                    f"referee doctor") from None
 
     def subscribe(self, listener: Callable[[str, dict[str, Any]], None]) -> None:
         """Listen to this table's engine, and to every engine a new game brings."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from referee import __version__
+from referee.bootstrap import HardwareError
 from referee.config import ConfigError, TableConfig, default_config, load_config, parse_seats
 from referee.rules.base import REGISTRY, RulesError, rules_for
 from referee.store import StoreError, connect, export_lines
@@ -24,6 +25,16 @@ GAMES = ("spank-the-pig", "pig", "pigs-tail")
 
 class UsageError(Exception):
     """A user mistake: printed as one line, exit status 2."""
+
+
+def port_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port {text!r} must be a number from 1 to 65535")
+    return value
 
 
 def parse_options(pairs: Sequence[str] | None) -> dict[str, str]:
@@ -116,9 +127,10 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
 
         try:
             server = serve_in_thread(table, host, port)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             table.close()
-            raise UsageError(f"cannot serve the scoreboard on {host}:{port}: {exc.strerror}; "
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise UsageError(f"cannot serve the scoreboard on {host}:{port}: {reason}; "
                              f"choose another --port or --host") from None
         print(f"Scoreboard: http://{host}:{port}/", file=out)
     table.subscribe(lambda kind, data: _print_event(table, kind, data))
@@ -217,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--config", help="a TOML config file (see hardware/config.example.toml)")
         sp.add_argument("--db", help="the SQLite table log (default: ~/.local/share/...)")
         sp.add_argument("--host", help="scoreboard address (default 127.0.0.1)")
-        sp.add_argument("--port", type=int, help="scoreboard port (default 8000)")
+        sp.add_argument("--port", type=port_number, help="scoreboard port (default 8000)")
         sp.add_argument("--no-speech", action="store_true", help="print phrases instead")
         sp.add_argument("--pin", help="the table PIN for judge actions (default: random)")
         sp.add_argument("--no-web", action="store_true", help="no scoreboard")
@@ -286,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
         return code
-    except (UsageError, ConfigError, RulesError, StoreError) as exc:
+    except (UsageError, ConfigError, RulesError, StoreError, HardwareError) as exc:
         print(f"referee {args.command}: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -268,6 +268,9 @@ def load_config(path: str | Path) -> TableConfig:
         raise ConfigError(f"cannot read config file {str(path)!r}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(_toml_message(path, exc)) from None
+    except RecursionError:
+        raise ConfigError(f"config file {str(path)!r} is nested too deeply; "
+                          f"see hardware/config.example.toml for its shape") from None
     return _from_toml(data)
 
 

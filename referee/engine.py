@@ -327,6 +327,8 @@ class Engine:
             self.say("awaiting", {"question": question})
         self._publish("ruling", {"round": number, "rulings": [o.to_json() for o in outputs],
                                  "correction": correction})
+        if before is None:  # the race closed: a restart must not take it for a cut round
+            self.store.mark(self.game_id, "ruled", {"round": number, "t_us": self.now()})
 
     def _take_cards(self, rulings: list[Ruling]) -> None:
         """A seat with several whammies in one round is told how many face-up cards to take."""
@@ -467,7 +469,7 @@ def open_game(
 
 def resume_game(store: Store, game_id: int, announcer: Announcer, **kw: Any) -> Engine:
     """Rebuild a game from its log; a round cut in half by the stop is voided, never half-ruled."""
-    from referee.store import events, game_row, game_start
+    from referee.store import events, game_row, game_start, marks
 
     conn = store.conn
     row = game_row(conn, game_id)
@@ -480,6 +482,8 @@ def resume_game(store: Store, game_id: int, announcer: Announcer, **kw: Any) -> 
             last_t = max(last_t, ev.t_us)
             rules.advance(ev.t_us)
         rules.feed(ev)
+    ruled = [m["t_us"] for m in marks(conn, game_id, "ruled") if isinstance(m, dict)]
+    rules.advance(max([last_t, *ruled]))  # races that had closed before the stop stay closed
     clock = kw.get("clock", now_us)
     offset = max(0, last_t + 1_000_000 - clock())
     engine = Engine(rules, store, game_id, announcer, offset_us=offset,

@@ -67,8 +67,10 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(SCHEMA)
         conn.execute("PRAGMA busy_timeout=5000")
-    except sqlite3.Error as exc:
-        raise StoreError(f"database {str(path)!r}: {exc}; check the path and its permissions") from None
+    except (sqlite3.Error, OSError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise StoreError(f"database {str(path)!r}: {reason}; check the path and its permissions"
+                         ) from None
     return conn
 
 

@@ -139,6 +139,8 @@ def read_lines(lines: Iterable[str]) -> Iterator[LoggedEvent]:
             obj = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise LogError(number, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        except RecursionError:
+            raise LogError(number, "nested too deeply to be a table-log line") from None
         try:
             yield LoggedEvent(number, event_from_json(obj))
         except ValueError as exc:

@@ -133,7 +133,7 @@ class SpankThePig(Rules):
             if press.t_us >= rnd.cue_us:
                 if press.t_us < rnd.close_us:
                     self._record(rnd.race[press.button], press, rnd)
-                return  # after its window: between rounds
+                break  # after its window: between rounds (early, if a cue follows soon)
             if press.t_us >= rnd.cue_us - early_us:
                 before = self.rounds[rnd.number - 2] if rnd.number > 1 else None
                 if before is None or press.t_us >= before.close_us:

@@ -28,6 +28,7 @@ from referee.tablelog import new_rules
 
 log = logging.getLogger(__name__)
 
+PRACTICE_ROUNDS = 3  # a practice game: a few rounds, ruled and said, kept out of history
 UNIT_WORDS = {"whammies": ("whammy", "whammies"), "lives": ("letter", "letters"),
               "cards": ("card", "cards")}
 PIG_VARIANTS = {"pig": ("nose", "touch your nose"), "spoons": ("spoon", "grab a spoon"),
@@ -238,6 +239,13 @@ class Engine:
         if changed:
             self._publish("state", self.snapshot())
         status = self.rules.status()
+        if (self.practice and not self.ended and status.round >= PRACTICE_ROUNDS
+                and not status.race_open and status.awaiting is None):
+            self.ended = True
+            self.say("practice_over", {})
+            self.store.mark(self.game_id, "ended", True)
+            self._publish("state", self.snapshot())
+            return
         if not status.race_open and status.awaiting is None and not status.over:
             self._preface(self.rules.round_count() + 1)
         if status.over and not self.ended and not self.announced.get(-1):
@@ -282,6 +290,8 @@ class Engine:
     def _preface(self, number: int) -> None:
         if number not in self.prefaced:
             self.prefaced.add(number)
+            if self.practice and number == 1:
+                self.say("practice", {})
             for key, params in self.rules.announcements(number):
                 self.say(key, params)
 

@@ -179,3 +179,29 @@ def test_a_stopped_game_resumes_and_a_cut_round_is_voided(tmp_path: Path,
     assert '"void": true' in lines[-1]
     assert replay(lines).lines()[:-1] == outputs
     second.close()
+
+
+def test_a_practice_game_stops_after_a_few_rounds_and_stays_out_of_history(
+        tmp_path: Path, mock_factory: MockFactory) -> None:
+    from referee.engine import PRACTICE_ROUNDS
+    from referee.store import games
+
+    out = io.StringIO()
+    t = Table(default_config(["Blue", "Red"]), db=tmp_path / "p.db",
+              announcer=PrintAnnouncer(out, lead_ms=10), mock=True)
+    engine = t.start("spank-the-pig", {**OPTIONS, "pause_ms": "20", "window_ms": "150"},
+                     practice=True)
+    watch = Watcher(engine)
+    for number in range(1, PRACTICE_ROUNDS + 1):
+        watch.rulings(number)
+    deadline = time.monotonic() + 5
+    while engine.snapshot()["phase"] != "over" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)
+    assert engine.snapshot()["phase"] == "over"
+    assert engine.rules.round_count() == PRACTICE_ROUNDS
+    said = out.getvalue()
+    assert "Practice round." in said and "Practice over." in said
+    conn = connect(tmp_path / "p.db", readonly=True)
+    assert games(conn) == [] and len(games(conn, include_practice=True)) == 1
+    t.close()

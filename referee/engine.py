@@ -311,6 +311,11 @@ class Engine:
         if outputs == before:
             return
         self.announced[number] = outputs
+        if before is None:  # the race closed: a restart must not take it for a cut round
+            # (written before anyone hears of it; no fsync on this path: a killed process keeps
+            # it, a pulled plug may lose it, and then the round is voided, never half-ruled)
+            self.store.mark(self.game_id, "ruled", {"round": number, "t_us": self.now()},
+                            durable=False)
         self.ruled_at[number] = self.now()
         rulings = [o for o in outputs if isinstance(o, Ruling)]
         awaiting = [o for o in outputs if isinstance(o, Awaiting)]
@@ -337,8 +342,6 @@ class Engine:
             self.say("awaiting", {"question": question})
         self._publish("ruling", {"round": number, "rulings": [o.to_json() for o in outputs],
                                  "correction": correction})
-        if before is None:  # the race closed: a restart must not take it for a cut round
-            self.store.mark(self.game_id, "ruled", {"round": number, "t_us": self.now()})
 
     def _take_cards(self, rulings: list[Ruling]) -> None:
         """A seat with several whammies in one round is told how many face-up cards to take."""

@@ -108,9 +108,9 @@ class Store:
             durable=not isinstance(event, Press),
         )
 
-    def mark(self, game_id: int, kind: str, value: Any) -> None:
+    def mark(self, game_id: int, kind: str, value: Any, *, durable: bool = True) -> None:
         self._write("INSERT INTO marks (game_id, kind, value) VALUES (?, ?, ?)",
-                    (game_id, kind, json.dumps(value)), durable=True)
+                    (game_id, kind, json.dumps(value)), durable=durable)
 
     def reader(self) -> sqlite3.Connection:
         return connect(self.path, readonly=True)

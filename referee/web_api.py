@@ -26,7 +26,7 @@ from referee.config import ConfigError, SeatConfig, default_config
 from referee.events import Facts, Penalty, Undo
 from referee.rules.base import REGISTRY, RulesError, rules_for
 from referee.store import StoreError, export_lines
-from referee.web_history import past_games, player_stats
+from referee.web_history import player_stats, table_games
 from referee.web_live import Hub
 from referee.web_pin import PinGuard
 
@@ -199,12 +199,7 @@ def events() -> Response:
 
 @api.get("/games")
 def list_games() -> Response:
-    table = ctx().table
-    conn = table.store.reader()
-    try:
-        found = past_games(conn, str(table.store.path))
-    finally:
-        conn.close()
+    found = table_games(ctx().table.store)
     return jsonify(games=[g.to_json() for g in reversed(found)])
 
 
@@ -224,12 +219,7 @@ def game_log(game_id: int) -> Response:
 
 @api.get("/stats")
 def stats() -> Response:
-    table = ctx().table
-    conn = table.store.reader()
-    try:
-        found = past_games(conn, str(table.store.path))
-    finally:
-        conn.close()
+    found = table_games(ctx().table.store)
     players = player_stats(found)
     return jsonify(games=sum(1 for g in found if g.rated), players=[p.to_json() for p in players])
 

@@ -96,6 +96,15 @@ def past_games(conn: sqlite3.Connection, db_key: str = "") -> list[GameSummary]:
     return [summarize(conn, row, db_key) for row in games(conn)]
 
 
+def table_games(store: Any) -> list[GameSummary]:
+    """`past_games` of a table's store, through a reader connection of its own."""
+    conn = store.reader()
+    try:
+        return past_games(conn, str(store.path))
+    finally:
+        conn.close()
+
+
 @dataclass
 class PlayerStats:
     name: str

@@ -23,7 +23,7 @@ import referee
 from referee.events import Facts
 from referee.rules.base import REGISTRY, Option, Rules, rules_for
 from referee.web_api import ApiError, Context, register
-from referee.web_history import chart, past_games, player_stats
+from referee.web_history import chart, player_stats, table_games
 from referee.web_live import Hub
 from referee.web_openapi import openapi_document
 from referee.web_pin import PinGuard
@@ -160,11 +160,7 @@ def create_app(table: Any, *, clock: Any = None) -> Flask:
 
     @app.get("/history")
     def history() -> str:
-        conn = table.store.reader()
-        try:
-            found = past_games(conn, str(table.store.path))
-        finally:
-            conn.close()
+        found = table_games(table.store)
         players = player_stats(found)
         return render_template("history.html", page="history", mock=table.mock,
                                games=list(reversed(found)), players=[p.to_json() for p in players],

@@ -184,6 +184,14 @@ class Rules(ABC):
         else:  # pragma: no cover - the union is closed
             raise RulesError(f"unknown event {event!r}")
 
+    def check_flags(self, facts: Facts, flag: str) -> None:
+        """Facts of games whose only facts are true/false: `flag` (match, claim) and void."""
+        for key, value in facts.values.items():
+            if key not in (flag, "void"):
+                raise RulesError(f"facts field {key!r} is not used in {self.NAME}; use {flag} or void")
+            if not isinstance(value, bool):
+                raise RulesError(f"{key} must be true or false, not {value!r}")
+
     def _judge(self, event: Facts | Penalty) -> None:
         self.judge_log.append(event)
         self.judged.setdefault(event.round, []).append(event)

@@ -159,11 +159,7 @@ class Pig(Rules):
         self._refold(number - 1)
 
     def check_facts(self, facts: Facts) -> None:
-        for key, value in facts.values.items():
-            if key not in ("claim", "void"):
-                raise RulesError(f"facts field {key!r} is not used in {self.NAME}; use claim or void")
-            if not isinstance(value, bool):
-                raise RulesError(f"{key} must be true or false, not {value!r}")
+        self.check_flags(facts, "claim")
 
     # -- the fold -----------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ times the cadence from the clock alone. The speech adapter (`referee.speech`) pl
 from __future__ import annotations
 
 import sys
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TextIO
 
@@ -49,7 +50,8 @@ class PrintAnnouncer:
         self.lead_ms = lead_ms
         self.clock = clock
         self.quiet = quiet
-        self.said: list[tuple[str, dict[str, Any], int]] = []  # (key, params, when) for tests
+        # (key, params, when): the latest phrases, for tests and the scoreboard; bounded
+        self.said: deque[tuple[str, dict[str, Any], int]] = deque(maxlen=500)
 
     def _words(self, key: str, params: dict[str, Any]) -> Sequence[str]:
         from referee.phrases import words

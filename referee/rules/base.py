@@ -281,6 +281,44 @@ class Rules(ABC):
         return out
 
 
+class RederivedRules(Rules):
+    """Games that re-derive their rounds from the presses (Pig, Pig's Tail): a round is settled
+    once time passes its `due_us`; time passing, the end of the log or the judge re-derive from
+    the first round concerned. Subclasses keep `rounds`, `now_us`, `finished` and `_refold(i)`."""
+
+    rounds: list[Any]
+    now_us: int
+    finished: bool
+
+    @abstractmethod
+    def _refold(self, start: int) -> None: ...
+
+    @staticmethod
+    @abstractmethod
+    def _settled(rnd: Any) -> bool: ...
+
+    @staticmethod
+    @abstractmethod
+    def _due_us(rnd: Any) -> int: ...
+
+    def advance(self, t_us: int) -> None:
+        self.now_us = max(self.now_us, t_us)
+        for i, rnd in enumerate(self.rounds):
+            if not self._settled(rnd) and self._due_us(rnd) <= self.now_us:
+                self._refold(i)
+                return
+
+    def finish(self) -> None:
+        self.finished = True
+        for i, rnd in enumerate(self.rounds):
+            if not self._settled(rnd):
+                self._refold(i)
+                return
+
+    def on_judge(self, number: int) -> None:
+        self._refold(number - 1)
+
+
 REGISTRY: dict[str, type[Rules]] = {}
 
 

@@ -41,7 +41,15 @@ from referee.events import (
 )
 from referee.phrases import ENGLISH_WORDS, letters_words, list_words, ranks_words
 from referee.rules import race
-from referee.rules.base import Option, Rules, RulesError, Status, choice, int_in, register
+from referee.rules.base import (
+    Option,
+    RederivedRules,
+    RulesError,
+    Status,
+    choice,
+    int_in,
+    register,
+)
 
 ACTION = {"pig": "touch the nose", "spoons": "grab a spoon", "tongue": "stick out the tongue"}
 
@@ -89,7 +97,7 @@ class Round:
 
 
 @register
-class Pig(Rules):
+class Pig(RederivedRules):
     NAME: ClassVar[str] = "pig"
     TITLE: ClassVar[str] = "Pig / Spoons / Tongue"
     SEATS: ClassVar[tuple[int, int]] = (3, 8)
@@ -141,22 +149,13 @@ class Pig(Rules):
                 start = i
         self._refold(start)
 
-    def advance(self, t_us: int) -> None:
-        self.now_us = max(self.now_us, t_us)
-        for i, rnd in enumerate(self.rounds):
-            if not rnd.ruled and rnd.ruled_at_us <= self.now_us:
-                self._refold(i)
-                return
+    @staticmethod
+    def _settled(rnd: Round) -> bool:
+        return rnd.ruled
 
-    def finish(self) -> None:
-        self.finished = True
-        for i, rnd in enumerate(self.rounds):
-            if not rnd.ruled:
-                self._refold(i)
-                return
-
-    def on_judge(self, number: int) -> None:
-        self._refold(number - 1)
+    @staticmethod
+    def _due_us(rnd: Round) -> int:
+        return rnd.ruled_at_us
 
     def check_facts(self, facts: Facts) -> None:
         self.check_flags(facts, "claim")

@@ -38,7 +38,15 @@ from referee.events import (
     places,
 )
 from referee.rules import race
-from referee.rules.base import Option, Rules, RulesError, Status, choice, int_in, register
+from referee.rules.base import (
+    Option,
+    RederivedRules,
+    RulesError,
+    Status,
+    choice,
+    int_in,
+    register,
+)
 
 CARDS = 52
 
@@ -67,7 +75,7 @@ class Round:
 
 
 @register
-class PigsTail(Rules):
+class PigsTail(RederivedRules):
     NAME: ClassVar[str] = "pigs-tail"
     TITLE: ClassVar[str] = "Pig's Tail"
     SEATS: ClassVar[tuple[int, int]] = (2, 8)
@@ -114,22 +122,13 @@ class PigsTail(Rules):
         if start is not None:  # before the first flip there is nothing to take: ignored
             self._refold(start)
 
-    def advance(self, t_us: int) -> None:
-        self.now_us = max(self.now_us, t_us)
-        for i, rnd in enumerate(self.rounds):
-            if not rnd.closed and rnd.close_us <= self.now_us:
-                self._refold(i)
-                return
+    @staticmethod
+    def _settled(rnd: Round) -> bool:
+        return rnd.closed
 
-    def finish(self) -> None:
-        self.finished = True
-        for i, rnd in enumerate(self.rounds):
-            if not rnd.closed:
-                self._refold(i)
-                return
-
-    def on_judge(self, number: int) -> None:
-        self._refold(number - 1)
+    @staticmethod
+    def _due_us(rnd: Round) -> int:
+        return rnd.close_us
 
     def check_facts(self, facts: Facts) -> None:
         self.check_flags(facts, "match")

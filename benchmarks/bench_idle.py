@@ -23,11 +23,12 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from child import Reader  # benchmarks/child.py (run as a script: its folder is on the path)
 
 TARGET_CPU_PCT = 0.5
 TARGET_RSS_MB = 80.0
@@ -72,28 +73,6 @@ def status_kb(pid: int, key: str) -> int:
     return 0
 
 
-class Reader:
-    """Drains a child's stdout on a thread, keeping every line."""
-
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        self.lines: list[str] = []
-        self.cond = threading.Condition()
-        self.thread = threading.Thread(target=self.run, args=(proc,), daemon=True)
-        self.thread.start()
-
-    def run(self, proc: subprocess.Popen[str]) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            with self.cond:
-                self.lines.append(line.rstrip("\n"))
-                self.cond.notify_all()
-
-    def wait_for(self, prefix: str, timeout: float) -> bool:
-        with self.cond:
-            return self.cond.wait_for(
-                lambda: any(line.startswith(prefix) for line in self.lines), timeout)
-
-
 def stop(proc: subprocess.Popen[str]) -> None:
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
@@ -120,9 +99,9 @@ def main() -> int:
                                 stderr=subprocess.STDOUT, text=True, env=env)
         reader = Reader(proc)
         try:
-            if not reader.wait_for("Table PIN", 30):
+            if reader.first("Table PIN", 30) is None:
                 raise RuntimeError("the referee did not start within 30 s:\n"
-                                   + "\n".join(reader.lines[-20:]))
+                                   + reader.text(last=20))
             served = False
             phase: str | None = None
             deadline = time.monotonic() + 20
@@ -137,7 +116,7 @@ def main() -> int:
                         pass
                     time.sleep(0.25)
             if not phase:  # no scoreboard to ask: round 1's window (cadence + 3 s) is over by then
-                reader.wait_for("Round 1:", 8)
+                reader.first("Round 1:", 8)
             time.sleep(1.0)  # let round 1's announcements and the scoreboard refresh settle
             pid = proc.pid
             t0, ticks0 = time.monotonic(), stat_ticks(pid)

@@ -23,42 +23,18 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from child import Reader  # benchmarks/child.py (run as a script: its folder is on the path)
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-class Reader:
-    """Drains a child's stdout on a thread, noting when each line arrived."""
-
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        self.lines: list[tuple[float, str]] = []
-        self.cond = threading.Condition()
-        self.thread = threading.Thread(target=self.run, args=(proc,), daemon=True)
-        self.thread.start()
-
-    def run(self, proc: subprocess.Popen[str]) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            with self.cond:
-                self.lines.append((time.monotonic(), line.rstrip("\n")))
-                self.cond.notify_all()
-
-    def first(self, prefix: str, timeout: float) -> float | None:
-        def found() -> float | None:
-            return next((t for t, line in self.lines if line.startswith(prefix)), None)
-
-        with self.cond:
-            self.cond.wait_for(lambda: found() is not None, timeout)
-            return found()
 
 
 def stop(proc: subprocess.Popen[str]) -> None:
@@ -96,7 +72,7 @@ def one_run(tmp: Path, n: int, env: dict[str, str], web: bool, timeout: float) -
         pin = reader.first("Table PIN", 0 if answered else timeout)
     finally:
         stop(proc)
-    out = "\n".join(line for _, line in reader.lines)
+    out = reader.text()
     if (web and answered is None) or pin is None:
         raise RuntimeError(f"run {n}: the referee did not come up within {timeout} s:\n{out[-2000:]}")
     speech = "printed (speech could not render)" if "phrases will be printed" in out else "rendered"

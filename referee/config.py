@@ -314,6 +314,18 @@ def _opt_str(table: Mapping[str, Any], key: str, where: str) -> str | None:
     return value
 
 
+def _pin_group(data: Mapping[str, Any], name: str, keys: tuple[str, ...]) -> dict[str, int]:
+    """A section of pins that are all required ([judge] yes/no/undo, [leds] data/clock/latch)."""
+    where = f"[{name}]"
+    raw = _table(data, name, where)
+    _known(raw, keys, where)
+    pins = {k: _opt_int(raw, k, where) for k in keys}
+    for k, v in pins.items():
+        if v is None:
+            raise ConfigError(f"{where} has no {k} pin; set {', '.join(keys[:-1])} and {keys[-1]}")
+    return {k: v for k, v in pins.items() if v is not None}
+
+
 def _from_toml(data: Mapping[str, Any]) -> TableConfig:
     _known(data, ("table", "seats", "judge", "leds", "options", "speech"), "the config file")
     table = _table(data, "table", "[table]")
@@ -342,21 +354,9 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
         )
     judge = leds = None
     if "judge" in data:
-        raw = _table(data, "judge", "[judge]")
-        _known(raw, ("yes", "no", "undo"), "[judge]")
-        keys = {k: _opt_int(raw, k, "[judge]") for k in ("yes", "no", "undo")}
-        missing = [k for k, v in keys.items() if v is None]
-        if missing:
-            raise ConfigError(f"[judge] has no {missing[0]} pin; set yes, no and undo")
-        judge = JudgeKeys(**keys)  # type: ignore[arg-type]
+        judge = JudgeKeys(**_pin_group(data, "judge", ("yes", "no", "undo")))
     if "leds" in data:
-        raw = _table(data, "leds", "[leds]")
-        _known(raw, ("data", "clock", "latch"), "[leds]")
-        chain = {k: _opt_int(raw, k, "[leds]") for k in ("data", "clock", "latch")}
-        missing = [k for k, v in chain.items() if v is None]
-        if missing:
-            raise ConfigError(f"[leds] has no {missing[0]} pin; set data, clock and latch")
-        leds = LedChain(**chain)  # type: ignore[arg-type]
+        leds = LedChain(**_pin_group(data, "leds", ("data", "clock", "latch")))
     pin = table.get("pin")
     if pin is not None and (isinstance(pin, bool) or not isinstance(pin, str | int)):
         raise ConfigError(f'pin = {pin!r} in [table] must be a PIN code in quotes, e.g. pin = "4321"')

@@ -32,11 +32,13 @@ demo: setup
 	$(VENV)/bin/referee demo
 
 test: setup
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
 
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy referee
+	$(VENV)/bin/lint-imports
 
 bench: setup
 	$(PY) benchmarks/run_all.py

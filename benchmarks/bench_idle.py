@@ -87,7 +87,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seconds", type=float, default=30.0)
     args = ap.parse_args()
-    web = importlib.util.find_spec("referee.webapp") is not None
+    web = importlib.util.find_spec("referee.scoreboard.app") is not None
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="bench-idle-") as d:
         cmd = [referee_bin(), "play", "spank-the-pig", "--mock", "--no-speech",
@@ -137,7 +137,7 @@ def main() -> int:
     busy = [round(x, 1) for x in per_thread if x > 0]
     rss_mb, hwm_mb = rss_kb / 1024, hwm_kb / 1024
     scoreboard = ("served, answering /api/state" if served else "served") if web else \
-        "not served (referee.webapp does not exist yet)"
+        "not served (referee.scoreboard.app does not exist yet)"
     print(f"idle over {wall:.1f} s (scoreboard {scoreboard}): CPU {cpu_pct_stat:.3f}% of one core "
           f"(/proc stat utime+stime, {ticks1 - ticks0} ticks of 1/{CLK_TCK} s; schedstat ns: "
           f"{cpu_pct:.3f}%), {wakeups:.1f} wake-ups/s, {threads} threads, of which {len(busy)} woke "

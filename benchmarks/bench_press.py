@@ -45,12 +45,12 @@ from gpiozero import Button, Device
 from gpiozero.pins.mock import MockFactory, MockPin
 from gpiozero.pins.pi import PiPin
 
-from referee.bootstrap import Table
+from referee.capture.gpio import ButtonBox
+from referee.cli.table import Table
 from referee.clock import now_us
 from referee.config import default_config
-from referee.engine import Engine, open_game
+from referee.engine.loop import Engine, open_game
 from referee.events import GameStart, Press
-from referee.gpio import ButtonBox
 from referee.rules import race
 from referee.rules.base import REGISTRY
 

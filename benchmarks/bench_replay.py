@@ -28,7 +28,7 @@ import sys
 import time
 from typing import Any
 
-from referee.tablelog import dumps, replay
+from referee.store.tablelog import dumps, replay
 
 SEATS = ("Blue", "Red", "Green", "Yellow")
 TARGET_EPS = 50_000

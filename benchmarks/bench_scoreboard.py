@@ -28,9 +28,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.bootstrap import Table, use_mock_pins  # noqa: E402
+from referee.cli.table import Table, use_mock_pins  # noqa: E402
 from referee.config import default_config  # noqa: E402
-from referee.webapp import serve_in_thread  # noqa: E402
+from referee.scoreboard.app import serve_in_thread  # noqa: E402
 
 OPTIONS = {"pause_ms": 1200, "tempo_ms": 100, "window_ms": 150, "deck": 4000, "doubles": "off"}
 

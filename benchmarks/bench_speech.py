@@ -26,11 +26,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.audio import DacClock, Mixer, RecordingSink, Sink, find_onset  # noqa: E402
 from referee.clock import now_us  # noqa: E402
-from referee.phrases import table_lines  # noqa: E402
-from referee.speech import SpeechAnnouncer, open_sink  # noqa: E402
-from referee.tts import Renderer, SpeechOptions, espeak_version, pyttsx3_version  # noqa: E402
+from referee.voice.audio import DacClock, Mixer, RecordingSink, Sink, find_onset  # noqa: E402
+from referee.voice.phrases import table_lines  # noqa: E402
+from referee.voice.speech import SpeechAnnouncer, open_sink  # noqa: E402
+from referee.voice.tts import Renderer, SpeechOptions, espeak_version, pyttsx3_version  # noqa: E402
 
 PHRASE = "Blue: last to spank the pig by 42 milliseconds. One whammy."
 
@@ -137,7 +137,7 @@ def bench_announce(cache: Path, runs: int) -> None:
 
 
 def any_sound_device() -> bool:
-    from referee.audio import output_devices
+    from referee.voice.audio import output_devices
 
     return bool(output_devices())
 

@@ -4,8 +4,8 @@ Runs ``referee play spank-the-pig --mock --new --db <tmp> --port <free>`` with s
 private speech cache (XDG_CACHE_HOME in a temporary folder): one cold run fills the cache, then
 `--runs` warm runs are timed from just before the process is spawned to the first 200 answer of
 /api/state (polled with urllib every 5 ms). Each run also notes when the "Table PIN" line appeared.
-If `referee.webapp` does not exist, the figure is process start to the "Table PIN" line instead.
-For scale, the bare interpreter (``python -c pass``) and ``python -c "import referee.cli"`` are
+If `referee.scoreboard.app` does not exist, the figure is process start to the "Table PIN" line instead.
+For scale, the bare interpreter (``python -c pass``) and ``python -c "import referee.cli.main"`` are
 timed the same way.
 
 Last line: ``RESULT {json}``.
@@ -82,7 +82,7 @@ def one_run(tmp: Path, n: int, env: dict[str, str], web: bool, timeout: float) -
 
 def sound_output() -> str:
     try:
-        from referee.audio import output_devices
+        from referee.voice.audio import output_devices
 
         devices = output_devices()
     except Exception:  # noqa: BLE001 - only a label for the report
@@ -104,7 +104,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=30.0, help="per run")
     args = ap.parse_args()
-    web = importlib.util.find_spec("referee.webapp") is not None
+    web = importlib.util.find_spec("referee.scoreboard.app") is not None
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-start-") as d:
         tmp = Path(d)
@@ -115,15 +115,15 @@ def main() -> int:
     figures = [r[key] for r in warm]
     median = statistics.median(figures)
     bare = time_cmd([sys.executable, "-c", "pass"], 5)
-    imports = time_cmd([sys.executable, "-c", "import referee.cli"], 5)
+    imports = time_cmd([sys.executable, "-c", "import referee.cli.main"], 5)
     what = "scoreboard answering GET /api/state" if web else \
-        "the 'Table PIN' line (referee.webapp does not exist yet)"
+        "the 'Table PIN' line (referee.scoreboard.app does not exist yet)"
     print(f"start-up to {what}, warm speech cache: median {median * 1000:.0f} ms over "
           f"{len(figures)} runs (min {min(figures) * 1000:.0f}, max {max(figures) * 1000:.0f}); "
           f"'Table PIN' line at {statistics.median(r['pin_s'] for r in warm) * 1000:.0f} ms")
     voice = f"speech {warm[0]['speech']}, {sound_output()}"
     print(f"  cold speech cache (first run): {cold[key] * 1000:.0f} ms; {voice}")
-    print(f"  for scale: python -c pass {bare * 1000:.0f} ms, import referee.cli "
+    print(f"  for scale: python -c pass {bare * 1000:.0f} ms, import referee.cli.main "
           f"{imports * 1000:.0f} ms")
     summary = {"name": "startup", "web": web, "measured_to": what, "median_s": round(median, 3),
                "runs_s": [round(x, 3) for x in figures],

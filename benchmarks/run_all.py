@@ -324,7 +324,7 @@ def section_replay(o: Outcome) -> list[str]:
     for x in r["skipped"]:
         out.append(f"| {x['rounds']:,} | {x['events']:,} | not run: projected "
                    f"{x['projected_s']} s | — | — | — | — |")
-    out += ["", "`referee.tablelog.replay` on a generated Spank the Pig! log, 4 seats, doubles on "
+    out += ["", "`referee.store.tablelog.replay` on a generated Spank the Pig! log, 4 seats, doubles on "
             "the buttons, fixed seed: plain pigs, doubles races, empty rounds, split slaps the judge "
             "answers, corrections (2 or 3 pigs), early slaps, photo finishes, penalties, penalties "
             "undone, voided rounds. The deck option stops at 10,000 cards, so 4 seats get 2,500 "
@@ -359,7 +359,7 @@ def section_idle(o: Outcome) -> list[str]:
     r = o.result
     assert r is not None
     web = ("served (answering /api/state before the window)" if r["served"] else "served") \
-        if r["web"] else "not served: `referee.webapp` does not exist yet"
+        if r["web"] else "not served: `referee.scoreboard.app` does not exist yet"
     out = [f"`{r['command']}`, measured over {r['seconds']} s once round 1's race was over "
            f"(phase `{r.get('phase')}`; the next round is 10 minutes away). Scoreboard {web}.", "",
            "| figure | value | target | |", "|---|---:|---:|---|",
@@ -397,7 +397,7 @@ def section_startup(o: Outcome) -> list[str]:
             f"| 'Table PIN' line printed (median) | {r['pin_line_median_s'] * 1000:.0f} ms |",
             f"| first run, cold speech cache | {r['cold_s'] * 1000:.0f} ms |",
             f"| for scale: `python -c pass` | {r['python_bare_s'] * 1000:.0f} ms |",
-            f"| for scale: `python -c \"import referee.cli\"` | {r['import_cli_s'] * 1000:.0f} ms |",
+            f"| for scale: `python -c \"import referee.cli.main\"` | {r['import_cli_s'] * 1000:.0f} ms |",
             "", f"Voice: {r['voice']}."]
 
 

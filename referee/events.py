@@ -62,6 +62,40 @@ class Undo:
     """Reverts the latest facts or penalty line not yet undone."""
 
 
+# -- signals from the button box to the engine (not log lines) ---------------------------
+
+
+@dataclass(frozen=True)
+class JudgeKey:
+    """A press of a judge keypad key: "yes", "no" or "undo"."""
+
+    t_us: int
+    key: str
+
+
+@dataclass(frozen=True)
+class ButtonStuck:
+    """A button held down too long (or already held at start); its presses are ignored.
+
+    ``seat`` is the seat name, or "judge" for a keypad key (then ``button`` is the key).
+    ``since_us`` is when the hold began; None when it was already held as the box started.
+    """
+
+    seat: str
+    button: str
+    t_us: int
+    since_us: int | None = None
+
+
+@dataclass(frozen=True)
+class ButtonReleased:
+    """A button that was reported stuck has been released; it counts again from now on."""
+
+    seat: str
+    button: str
+    t_us: int
+
+
 TimedEvent = Cue | Press
 JudgeEvent = Facts | Penalty | Undo
 Event = GameStart | Cue | Press | Facts | Penalty | Undo

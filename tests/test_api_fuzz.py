@@ -40,14 +40,14 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee import cli
-from referee.bootstrap import Table
+from referee.cli import main as cli
+from referee.cli.table import Table
 from referee.config import default_config
 from referee.rules.base import REGISTRY
-from referee.store import connect, export_lines
-from referee.web_openapi import openapi_document
-from referee.web_pin import LOCK_S, MAX_TRIES, PinGuard
-from referee.webapp import create_app, serve_in_thread, web_dir
+from referee.scoreboard.app import create_app, serve_in_thread, web_dir
+from referee.scoreboard.openapi import openapi_document
+from referee.scoreboard.pin import LOCK_S, MAX_TRIES, PinGuard
+from referee.store.database import connect, export_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 PIN = "2468"
@@ -555,7 +555,7 @@ TRAVERSALS = [
     "/static/../pyproject.toml", "/static/%2e%2e/pyproject.toml", "/static/..%2fpyproject.toml",
     "/static/..%5cpyproject.toml", "/static//etc/passwd", "/static/%2fetc%2fpasswd",
     "/static/....//....//pyproject.toml", "/static/%252e%252e/pyproject.toml",
-    "/static/../../referee/webapp.py", "/../pyproject.toml", "//etc/passwd",
+    "/static/../../referee/scoreboard/app.py", "/../pyproject.toml", "//etc/passwd",
     "/api/games/-1/log", "/api/games/0/log", "/api/games/99999999999999999999/log",
     "/api/games/1.0/log", "/api/games/%201/log", "/api/games/1;ATTACH/log",
     "/api/games/../referee.db", "/history/../pyproject.toml", "/box/../../etc/passwd",
@@ -634,7 +634,7 @@ def test_the_laptop_default_listens_on_127_0_0_1(tmp_path: Path) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "play", "spank-the-pig", "--mock", "--no-speech",
+        [sys.executable, "-m", "referee.cli.main", "play", "spank-the-pig", "--mock", "--no-speech",
          "--db", str(tmp_path / "t.db"), "--port", str(port), "--option", "pause_ms=600000"],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)})

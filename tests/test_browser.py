@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from referee.bootstrap import Table
+from referee.cli.table import Table
 from referee.config import default_config
-from referee.webapp import WebServer, serve_in_thread
+from referee.scoreboard.app import WebServer, serve_in_thread
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"

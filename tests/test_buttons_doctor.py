@@ -21,20 +21,19 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from referee import doctor
-from referee.announce import PrintAnnouncer
-from referee.buttons import (
-    HEADER_PIN,
+from referee.capture.header import HEADER_PIN, nearest_ground
+from referee.cli import doctor
+from referee.cli.buttons import (
     Button,
     ButtonCheck,
     Report,
     configured_buttons,
-    nearest_ground,
     run_buttons,
 )
 from referee.config import DEFAULT_WIRING, SeatConfig, TableConfig, default_config
+from referee.voice.announce import PrintAnnouncer
 
-REFEREE = [sys.executable, "-m", "referee.cli"]
+REFEREE = [sys.executable, "-m", "referee.cli.main"]
 BLUE, RED, GREEN = 4, 17, 27  # default slap pins of seats 1-3
 DATA, CLOCK, LATCH = 10, 11, 8
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-REFEREE = [sys.executable, "-m", "referee.cli"]
+REFEREE = [sys.executable, "-m", "referee.cli.main"]
 SEED = "\n".join(json.dumps(x) for x in [
     {"type": "game", "game": "spank-the-pig", "seats": ["Blue", "Red", "Green", "Yellow"],
      "options": {"doubles": "buttons"}},

@@ -12,14 +12,13 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from referee.announce import PrintAnnouncer
-from referee.bootstrap import Table
+from referee.cli.table import Table
 from referee.config import default_config
-from referee.engine import Engine
-from referee.events import Facts, Penalty, Undo
-from referee.gpio import JudgeKey
-from referee.store import connect, export_lines
-from referee.tablelog import replay
+from referee.engine.loop import Engine
+from referee.events import Facts, JudgeKey, Penalty, Undo
+from referee.store.database import connect, export_lines
+from referee.store.tablelog import replay
+from referee.voice.announce import PrintAnnouncer
 
 
 class Watcher:
@@ -183,8 +182,8 @@ def test_a_stopped_game_resumes_and_a_cut_round_is_voided(tmp_path: Path,
 
 def test_a_practice_game_stops_after_a_few_rounds_and_stays_out_of_history(
         tmp_path: Path, mock_factory: MockFactory) -> None:
-    from referee.engine import PRACTICE_ROUNDS
-    from referee.store import games
+    from referee.engine.loop import PRACTICE_ROUNDS
+    from referee.store.database import games
 
     out = io.StringIO()
     t = Table(default_config(["Blue", "Red"]), db=tmp_path / "p.db",

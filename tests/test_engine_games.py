@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from referee.announce import PrintAnnouncer
-from referee.bootstrap import Table
+from referee.cli.table import Table
 from referee.config import default_config
 from referee.events import Facts
-from referee.store import connect, export_lines
-from referee.tablelog import replay
+from referee.store.database import connect, export_lines
+from referee.store.tablelog import replay
+from referee.voice.announce import PrintAnnouncer
 from tests.test_engine import Watcher
 
 

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from referee.capture.gpio import ButtonBox
 from referee.clock import now_us
 from referee.config import SeatConfig, TableConfig, default_config
-from referee.events import Press
-from referee.gpio import ButtonBox, ButtonReleased, ButtonStuck, JudgeKey
+from referee.events import ButtonReleased, ButtonStuck, JudgeKey, Press
 
 BLUE, RED = 4, 17  # default slap pins of seats 1 and 2
 YES, NO, UNDO = 16, 9, 7

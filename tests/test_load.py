@@ -28,11 +28,11 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 
-from referee.bootstrap import Table
+from referee.cli.table import Table
 from referee.config import default_config
-from referee.engine import Engine
-from referee.store import connect
-from referee.webapp import serve_in_thread
+from referee.engine.loop import Engine
+from referee.scoreboard.app import serve_in_thread
+from referee.store.database import connect
 
 PIN = "8642"
 SEATS = ["Blue", "Red", "Green", "Yellow", "Purple", "Orange", "Pink", "Teal"]

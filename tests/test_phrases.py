@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from referee import phrases
 from referee.events import Ruling
-from referee.phrases import (
+from referee.voice import phrases
+from referee.voice.phrases import (
     ENGLISH,
     LANGUAGES,
     Language,

@@ -45,16 +45,16 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee import cli
-from referee.announce import PrintAnnouncer
-from referee.bootstrap import Table
+from referee.capture.gpio import ButtonBox
+from referee.cli import main as cli
+from referee.cli.table import Table
 from referee.clock import now_us
 from referee.config import ConfigError, default_config, load_config
-from referee.engine import Engine, open_game
+from referee.engine.loop import Engine, open_game
 from referee.events import Cue, Facts, GameStart, Press
-from referee.gpio import ButtonBox
-from referee.store import Store, connect, events, export_lines
-from referee.tablelog import LogError, replay
+from referee.store.database import Store, connect, events, export_lines
+from referee.store.tablelog import LogError, replay
+from referee.voice.announce import PrintAnnouncer
 
 from .conftest import TickPin
 
@@ -71,14 +71,14 @@ def figure(name: str, value: str) -> None:
 # Power loss
 # ================================================================================================
 
-# The driver: the real `referee play` (referee.cli.main), with `Table` swapped for a subclass that,
+# The driver: the real `referee play` (referee.cli.main.main), with `Table` swapped for a subclass that,
 # once the game is started or resumed, presses the mocked buttons from a thread and answers the
 # judge. It reports what it does on stderr as "@@ WHAT ..." lines, one os.write each (atomic).
 DRIVER = r'''
 import json, os, queue, random, sys, threading, time
-import referee.bootstrap as bootstrap
-from referee import cli
-from referee.gpio import JudgeKey
+import referee.cli.table as bootstrap
+from referee.cli import main as cli
+from referee.events import JudgeKey
 
 PLANS = os.environ.get("DRIVE_PLANS", "all,split,all,none,all").split(",")
 GAP_S = float(os.environ.get("DRIVE_GAP_S", "0.06"))
@@ -1005,7 +1005,7 @@ def run_referee(*args: str, stdin: str | None = None, timeout: float = 60,
     full = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     full = {k: v for k, v in full.items() if v is not None}
     try:
-        return subprocess.run([sys.executable, "-m", "referee.cli", *args], input=stdin,
+        return subprocess.run([sys.executable, "-m", "referee.cli.main", *args], input=stdin,
                               capture_output=True, text=True, timeout=timeout, env=full)
     except subprocess.TimeoutExpired as exc:
         err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
@@ -1231,7 +1231,7 @@ def test_huge_logs_are_replayed_or_refused_with_bounded_memory(tmp_path: Path) -
             t += 4_000_000
     lines = n
     size_mb = big.stat().st_size / 1e6
-    result, wall, peak = rss_run([sys.executable, "-m", "referee.cli", "replay", str(big)], tmp_path)
+    result, wall, peak = rss_run([sys.executable, "-m", "referee.cli.main", "replay", str(big)], tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     assert json.loads(result.stdout.splitlines()[-1])["type"] == "standings"
     figure("200k-line log", f"{lines} lines ({size_mb:.1f} MB) replayed in {wall:.1f} s, "
@@ -1242,7 +1242,7 @@ def test_huge_logs_are_replayed_or_refused_with_bounded_memory(tmp_path: Path) -
     with long_line.open("w") as f:
         f.write(log_text(SEED_LOG[:2]))
         f.write('{"type": "press", "t_us": 1, "seat": "' + "x" * 10_000_000 + '"}\n')
-    result, wall, peak2 = rss_run([sys.executable, "-m", "referee.cli", "replay", str(long_line)],
+    result, wall, peak2 = rss_run([sys.executable, "-m", "referee.cli.main", "replay", str(long_line)],
                                      tmp_path)
     assert result.returncode == 2 and "line 3" in result.stderr, result.stderr[-500:]
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
@@ -1293,7 +1293,7 @@ def test_random_command_lines_exit_0_or_2_with_one_line(tmp_path: Path, monkeypa
 
     from gpiozero import Device
 
-    import referee.bootstrap as bootstrap
+    import referee.cli.table as bootstrap
 
     monkeypatch.setattr(Device, "pin_factory", Device.pin_factory)  # --mock replaces it
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", os.environ.get("GPIOZERO_PIN_FACTORY", ""))

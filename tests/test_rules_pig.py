@@ -10,7 +10,8 @@ import pytest
 
 from referee.events import Facts, Penalty, Press, Undo
 from referee.rules.pig import Pig
-from referee.tablelog import LogError, replay
+from referee.store.tablelog import LogError, replay
+from referee.voice import phrases
 
 FOUR = ["Blue", "Red", "Green", "Yellow"]
 FIVE = [*FOUR, "Purple"]
@@ -329,10 +330,17 @@ def test_a_late_arriving_press_re_rules_its_round() -> None:
 
 
 def test_announcements_deal_lives_elimination_and_co_winners() -> None:
+    """The rules say what happened in numbers and names; the voice puts it into words."""
+
+    def said(number: int) -> list[str]:
+        return [phrases.text(key, params) for key, params in rules.announcements(number)]
+
     rules = Pig(FIVE, {"lives": 3})
-    assert rules.announcements(1) == [
-        ("deal_sets", {"ranks": "aces, twos, threes, fours and fives", "sets": 5}),
-        ("variant_rule", {"act": "touch your nose", "variant": "pig"}),
+    assert rules.announcements(1) == [("deal_sets", {"sets": 5}), ("variant_rule", {"variant": "pig"})]
+    assert said(1) == [
+        "Use the aces, twos, threes, fours and fives: one set of four per player. "
+        "Deal four cards to each player.",
+        "Four of a kind? Quietly touch your nose.",
     ]
     t = S
     for _ in range(3):
@@ -341,17 +349,19 @@ def test_announcements_deal_lives_elimination_and_co_winners() -> None:
             rules.feed(Press(t + i * 100_000, seat))
         t += 20 * S
     rules.advance(t)
-    assert rules.announcements(2) == [
-        ("lives", {"seat": "Purple", "letters": "P", "lost": 1, "left": 2})]
-    assert rules.announcements(4) == [("eliminated", {"seat": "Purple", "rank": "fives"})]
+    assert rules.announcements(2) == [("lives", {"seat": "Purple", "lost": 1, "left": 2})]
+    assert said(2) == ["Purple: P."]
+    assert rules.announcements(4) == [("eliminated", {"seat": "Purple", "rank_index": 4})]
     rules.feed(Penalty(3, "Yellow", 3, "peeked"))
     rules.feed(Penalty(3, "Green", 3, "peeked"))
     assert rules.announcements(4) == [
-        ("eliminated", {"seat": "Green", "rank": "fives"}),
-        ("eliminated", {"seat": "Yellow", "rank": "fours"}),
-        ("eliminated", {"seat": "Purple", "rank": "threes"}),
-        ("co_winners", {"seats": "Blue and Red"}),
+        ("eliminated", {"seat": "Green", "rank_index": 4}),
+        ("eliminated", {"seat": "Yellow", "rank_index": 3}),
+        ("eliminated", {"seat": "Purple", "rank_index": 2}),
+        ("co_winners", {"seats": ["Blue", "Red"]}),
     ]
+    assert said(4) == [f"{seat} is out. Remove one set of four cards." for seat in
+                       ("Green", "Yellow", "Purple")] + ["Blue and Red win together!"]
     assert rules.standings().winners == ("Blue", "Red")
     assert [r.place for r in rules.standings().seats] == [1, 1, 3, 3, 3]
     rules.feed(Undo())

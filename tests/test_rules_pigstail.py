@@ -10,7 +10,7 @@ import pytest
 
 from referee.events import Cue, Facts, Press, Undo
 from referee.rules.pigstail import PigsTail
-from referee.tablelog import LogError, replay
+from referee.store.tablelog import LogError, replay
 
 THREE = ["Blue", "Red", "Green"]
 S = 1_000_000  # one second in µs

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from referee.tablelog import LogError, replay
+from referee.store.tablelog import LogError, replay
 
 FOUR = ["Blue", "Red", "Green", "Yellow"]
 

@@ -15,8 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from referee.announce import PrintAnnouncer
-from referee.audio import (
+from referee.clock import now_us
+from referee.events import Press
+from referee.voice.announce import PrintAnnouncer
+from referee.voice.audio import (
     Clip,
     DacClock,
     RecordingSink,
@@ -27,10 +29,8 @@ from referee.audio import (
     read_wav,
     speech_rms_db,
 )
-from referee.clock import now_us
-from referee.events import Press
-from referee.phrases import table_lines, text, words
-from referee.speech import (
+from referee.voice.phrases import table_lines, text, words
+from referee.voice.speech import (
     Renderer,
     SpeechAnnouncer,
     SpeechError,

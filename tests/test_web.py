@@ -17,11 +17,11 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee import web_live
-from referee.bootstrap import Table
+from referee.cli.table import Table
 from referee.config import default_config
-from referee.web_history import GameSummary, player_stats
-from referee.webapp import create_app, serve_in_thread
+from referee.scoreboard import live as web_live
+from referee.scoreboard.app import create_app, serve_in_thread
+from referee.scoreboard.history import GameSummary, player_stats
 
 PIN = "2468"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
@@ -112,7 +112,7 @@ def test_static_assets_are_served_and_paths_cannot_escape(client: FlaskClient) -
     for name in ("app.css", "common.js", "table.js", "judge.js", "setup.js", "box.js", "favicon.svg"):
         with client.get(f"/static/{name}") as resp:
             assert resp.status_code == 200
-    for path in ("/static/../referee/webapp.py", "/static/%2e%2e/pyproject.toml",
+    for path in ("/static/../referee/scoreboard/app.py", "/static/%2e%2e/pyproject.toml",
                  "/static/..%2f..%2fpyproject.toml", "/api/games/..%2f..%2fetc%2fpasswd/log",
                  "/api/games/1.5/log", "/api/games/-1/log", "/api/games/abc/log"):
         assert client.get(path).status_code == 404, path

@@ -39,7 +39,6 @@ from referee.events import (
     Standings,
     places,
 )
-from referee.phrases import ENGLISH_WORDS, letters_words, list_words, ranks_words
 from referee.rules import race
 from referee.rules.base import (
     Option,
@@ -298,8 +297,8 @@ class Pig(RederivedRules):
         if number <= 1:
             n = len(self.seats)
             return [
-                ("deal_sets", {"ranks": ranks_words(n), "sets": n}),
-                ("variant_rule", {"act": ENGLISH_WORDS["variants"][variant], "variant": variant}),
+                ("deal_sets", {"sets": n}),
+                ("variant_rule", {"variant": variant}),
             ]
         if number - 1 > len(self.rounds) or not self.rounds[number - 2].ruled:
             return []
@@ -310,13 +309,12 @@ class Pig(RederivedRules):
         for s in rnd.active:
             if s in after.out_round:
                 sets -= 1
-                said.append(("eliminated", {"seat": s, "rank": _rank(sets)}))
+                said.append(("eliminated", {"seat": s, "rank_index": sets}))
             elif after.lost[s] > before.lost[s] and self.options["lives"] > 1:
-                said.append(("lives", {"seat": s, "letters": letters_words(after.lost[s]),
-                                       "lost": after.lost[s],
+                said.append(("lives", {"seat": s, "lost": after.lost[s],
                                        "left": self.options["lives"] - after.lost[s]}))
         if after.over and not before.over:
-            said.append(("co_winners", {"seats": list_words(after.winners)}))
+            said.append(("co_winners", {"seats": list(after.winners)}))
         return said
 
 
@@ -327,7 +325,3 @@ def _decided_at(presses: dict[str, int], active: int, end_us: int, tie_us: int) 
         return min(times[active - 2] + tie_us, end_us)
     return end_us
 
-
-def _rank(index: int) -> str:
-    ranks: list[str] = ENGLISH_WORDS["ranks"]
-    return ranks[index] if 0 <= index < len(ranks) else str(index + 1)

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from gpiozero import LED, Device, DigitalOutputDevice
@@ -40,41 +39,10 @@ from gpiozero.pins.mock import MockFactory
 
 from referee.clock import now_us
 from referee.config import JUDGE_SEAT, TableConfig
-from referee.events import Press
+from referee.events import ButtonReleased, ButtonStuck, JudgeKey, Press
 
 Sink = Callable[[object], None]
 STUCK_AFTER_US = 10_000_000
-
-
-@dataclass(frozen=True)
-class JudgeKey:
-    """A press of a judge keypad key: "yes", "no" or "undo"."""
-
-    t_us: int
-    key: str
-
-
-@dataclass(frozen=True)
-class ButtonStuck:
-    """A button held down too long (or already held at start); its presses are ignored.
-
-    ``seat`` is the seat name, or "judge" for a keypad key (then ``button`` is the key).
-    ``since_us`` is when the hold began; None when it was already held as the box started.
-    """
-
-    seat: str
-    button: str
-    t_us: int
-    since_us: int | None = None
-
-
-@dataclass(frozen=True)
-class ButtonReleased:
-    """A button that was reported stuck has been released; it counts again from now on."""
-
-    seat: str
-    button: str
-    t_us: int
 
 
 class _Input:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from referee.clock import now_us
-from referee.gpio import JudgeKey
+from referee.events import JudgeKey
 
 SLAP_KEYS = "12345678"
 DOUBLE_KEYS = "qwertyui"

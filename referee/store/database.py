@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.events import Event, GameStart, Press
-from referee.tablelog import dumps, event_from_json, event_to_json
+from referee.store.tablelog import dumps, event_from_json, event_to_json
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (

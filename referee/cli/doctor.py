@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee.buttons import box_error, where
+from referee.capture.header import box_error, where
 from referee.config import ConfigError, TableConfig, default_config, load_config
 
 MODEL_FILE = Path("/proc/device-tree/model")
@@ -92,7 +92,7 @@ def is_pi5(model: str | None) -> bool:
 def sound_devices() -> list[str]:
     """Output devices PortAudio sees ([] without sounddevice/PortAudio or without a card)."""
     try:
-        from referee.audio import output_devices
+        from referee.voice.audio import output_devices
 
         return [str(d) for d in output_devices()]
     except Exception:  # noqa: BLE001 - no numpy / sounddevice: as good as no device
@@ -181,7 +181,7 @@ class Doctor:
         from gpiozero import Device
 
         if self.mock:
-            from referee.bootstrap import use_mock_pins
+            from referee.cli.table import use_mock_pins
 
             use_mock_pins()
         env = os.environ.get("GPIOZERO_PIN_FACTORY")
@@ -268,7 +268,7 @@ class Doctor:
         if self.factory is None:
             yield fix("pins", "not checked: fix the pin factory first")
             return
-        from referee.gpio import ButtonBox
+        from referee.capture.gpio import ButtonBox
 
         config = self._config()
         try:
@@ -317,7 +317,7 @@ class Doctor:
 
     def _describe_announcer(self) -> tuple[str | None, str]:
         """(the announcer's describe(), trouble it reported) — built with a timeout."""
-        from referee.bootstrap import make_announcer
+        from referee.cli.table import make_announcer
 
         result: dict[str, Any] = {}
         config = self._config()
@@ -398,8 +398,8 @@ class Doctor:
     # -- storage and network -----------------------------------------------------------------
 
     def check_database(self) -> Iterable[Line]:
-        from referee.bootstrap import default_db
-        from referee.store import connect
+        from referee.cli.table import default_db
+        from referee.store.database import connect
 
         given = getattr(self.args, "db", None) or self._config().db
         path = Path(given) if given else default_db()
@@ -479,7 +479,7 @@ def _pin_line(role: str, bcm: int, state: str) -> Line:
     is_button = what in ("slap", "double", "yes", "no", "undo") and not role.startswith("LED")
     label = f"button {role}" if is_button else role
     if is_button and state in ("pressed", "stuck"):
-        from referee.buttons import header_pin, nearest_ground
+        from referee.capture.header import header_pin, nearest_ground
 
         pin = header_pin(bcm)
         at = f"pin {pin}" if pin is not None else f"BCM {bcm}"

@@ -158,6 +158,19 @@ def _complete(params: dict[str, Any], lang: Language) -> dict[str, Any]:
                                             lang.code)
     if "reason" in params:
         params["reason"] = _word(lang, "reasons").get(params["reason"], params["reason"])
+    # the rules give numbers and names; the words for them are the voice's
+    if "ranks" not in params and "sets" in params:
+        params["ranks"] = ranks_words(int(params["sets"]), lang.code)
+    if "act" not in params and "variant" in params:
+        params["act"] = _word(lang, "variants").get(params["variant"], params["variant"])
+    if "letters" not in params and "lost" in params:
+        params["letters"] = letters_words(int(params["lost"]), lang.code)
+    if isinstance(params.get("seats"), list | tuple):
+        params["seats"] = list_words(list(params["seats"]), lang.code)
+    if "rank" not in params and "rank_index" in params:
+        ranks: list[str] = _word(lang, "ranks")
+        i = int(params["rank_index"])
+        params["rank"] = ranks[i] if 0 <= i < len(ranks) else str(i + 1)
     return params
 
 

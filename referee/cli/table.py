@@ -10,12 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee.announce import Announcer, PrintAnnouncer
 from referee.config import SeatConfig, TableConfig, default_config
-from referee.engine import Engine, open_game, resume_game
+from referee.engine.loop import Engine, open_game, resume_game
 from referee.events import GameStart
 from referee.rules.base import rules_for
-from referee.store import Store, game_row, marks
+from referee.store.database import Store, game_row, marks
+from referee.voice.announce import Announcer, PrintAnnouncer
 
 
 class HardwareError(RuntimeError):
@@ -54,7 +54,7 @@ def make_announcer(config: TableConfig, *, no_speech: bool, out: TextIO) -> Anno
     if no_speech:
         return PrintAnnouncer(out)
     try:
-        from referee.speech import make_announcer as speech_announcer
+        from referee.voice.speech import make_announcer as speech_announcer
     except ImportError:  # pragma: no cover - speech module is part of the package
         return PrintAnnouncer(out)
     return speech_announcer(config.speech, no_speech=False, out=out)
@@ -92,7 +92,7 @@ class Table:
     def _open_box(self) -> None:
         from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
 
-        from referee.gpio import ButtonBox
+        from referee.capture.gpio import ButtonBox
 
         if self.box is not None:
             self.box.close()
@@ -146,6 +146,15 @@ class Table:
         self.engine = engine
         engine.start()
         return engine
+
+    def game_options(self, game: str, options: dict[str, Any],
+                     config: TableConfig | None = None) -> dict[str, Any]:
+        return game_options(config or self.config, game, options)
+
+    def press(self, seat: str, button: str) -> None:
+        if self.box is None:
+            raise LookupError("the button box is not open")
+        self.box.press(seat, button)
 
     def reseat(self, seats: list[dict[str, Any]]) -> None:
         """New seats from the setup page (names, colours, pins); the box is reopened."""

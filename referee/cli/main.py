@@ -14,17 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from referee import __version__
-from referee.bootstrap import HardwareError
-from referee.config import ConfigError, TableConfig, default_config, load_config, parse_seats
+from referee.cli.common import UsageError, table_config
+from referee.cli.table import HardwareError
+from referee.config import ConfigError
 from referee.rules.base import REGISTRY, RulesError, rules_for
-from referee.store import StoreError, connect, export_lines
-from referee.tablelog import LogError, dumps, replay
+from referee.store.database import StoreError, connect, export_lines
+from referee.store.tablelog import LogError, dumps, replay
 
 GAMES = ("spank-the-pig", "pig", "pigs-tail")
-
-
-class UsageError(Exception):
-    """A user mistake: printed as one line, exit status 2."""
 
 
 def port_number(text: str) -> int:
@@ -66,7 +63,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from referee.bootstrap import default_db
+    from referee.cli.table import default_db
 
     db = Path(args.db) if args.db else default_db()
     if not db.exists():
@@ -80,21 +77,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def table_config(args: argparse.Namespace, game: str | None = None) -> TableConfig:
-    config = load_config(args.config) if getattr(args, "config", None) else None
-    seats = parse_seats(args.seats) if getattr(args, "seats", None) else None
-    if config is None:
-        config = default_config(seats)
-    elif seats is not None:
-        base = default_config(seats)
-        config = TableConfig(game=config.game, seats=base.seats, judge=config.judge,
-                             leds=config.leds, options=config.options, host=config.host,
-                             port=config.port, db=config.db, pin=config.pin, speech=config.speech)
-    return config
-
-
 def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
-    from referee.bootstrap import Table, use_mock_pins
+    from referee.cli.table import Table, use_mock_pins
 
     game = args.game
     config = table_config(args)
@@ -123,7 +107,7 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
     print(f"Table PIN: {table.pin}", file=out)
     server = None
     if not args.no_web:
-        from referee.webapp import serve_in_thread
+        from referee.scoreboard.app import serve_in_thread
 
         try:
             server = serve_in_thread(table, host, port)
@@ -136,7 +120,7 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
     table.subscribe(lambda kind, data: _print_event(table, kind, data))
     try:
         if (args.mock or demo) and sys.stdin.isatty():
-            from referee.keyboard import run_keyboard
+            from referee.capture.keyboard import run_keyboard
 
             run_keyboard(table)
         else:
@@ -191,21 +175,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_buttons(args: argparse.Namespace) -> int:
-    from referee.buttons import run_buttons
+    from referee.cli.buttons import run_buttons
 
     code: int = run_buttons(args)
     return code
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from referee.doctor import run_doctor
+    from referee.cli.doctor import run_doctor
 
     code: int = run_doctor(args)
     return code
 
 
 def cmd_speech(args: argparse.Namespace) -> int:
-    from referee.speech import speech_main
+    from referee.voice.speech import speech_main
 
     return speech_main(args.rest)
 
@@ -287,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["speech"]:  # its own parser: render DIR, say TEXT, doctor
-        from referee.speech import speech_main
+        from referee.voice.speech import speech_main
 
         return speech_main(argv[1:])
     parser = build_parser()

@@ -1,6 +1,6 @@
 """The OpenAPI 3 description of the scoreboard's HTTP API, served at `/api/openapi.json`.
 
-Written by hand next to the code it describes (`referee.web_api`); a test checks that every route of
+Written by hand next to the code it describes (`referee.scoreboard.api`); a test checks that every route of
 the app appears here and that every `$ref` resolves.
 """
 

@@ -29,8 +29,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee import phrases
-from referee.audio import Clip, find_onset, read_wav, speech_rms_db
+from referee.voice import phrases
+from referee.voice.audio import Clip, find_onset, read_wav, speech_rms_db
 
 CACHE_FORMAT = 1
 LEVEL_FLOOR_DB = -50.0  # a clip quieter than this (speech part, dBFS) counts as silent
@@ -224,9 +224,9 @@ class _Child:
     def __init__(self, python: str, timeout_s: float) -> None:
         boot = (
             "import sys; sys.path.insert(0, sys.argv[1]); "
-            "from referee.tts import child_main; raise SystemExit(child_main())"
+            "from referee.voice.tts import child_main; raise SystemExit(child_main())"
         )
-        root = str(Path(__file__).resolve().parents[1])
+        root = str(Path(__file__).resolve().parents[2])
         self.proc = subprocess.Popen(
             [python, "-c", boot, root],
             stdin=subprocess.PIPE,

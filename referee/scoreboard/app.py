@@ -1,8 +1,8 @@
 """The scoreboard: a Flask app served from the Pi to phones, tablets and a TV, entirely offline.
 
 `create_app(table)` builds the app for one running `Table`: the pages (table view, judge panel,
-setup, history, virtual button box), the JSON API (`referee.web_api`) and its live feed
-(`referee.web_live`). `serve_in_thread(table, host, port)` serves it with waitress, a production
+setup, history, virtual button box), the JSON API (`referee.scoreboard.api`) and its live feed
+(`referee.scoreboard.live`). `serve_in_thread(table, host, port)` serves it with waitress, a production
 WSGI server, in a daemon thread; `close()` stops it. Never debug mode: errors are one JSON line,
 never a traceback. Templates and static files ship in `web/` (inside the wheel: `referee/web/`).
 """
@@ -22,11 +22,11 @@ from werkzeug.exceptions import HTTPException
 import referee
 from referee.events import Facts
 from referee.rules.base import REGISTRY, Option, Rules, rules_for
-from referee.web_api import ApiError, Context, register
-from referee.web_history import chart, player_stats, table_games
-from referee.web_live import Hub
-from referee.web_openapi import openapi_document
-from referee.web_pin import PinGuard
+from referee.scoreboard.api import ApiError, Context, register
+from referee.scoreboard.history import chart, player_stats, table_games
+from referee.scoreboard.live import Hub
+from referee.scoreboard.openapi import openapi_document
+from referee.scoreboard.pin import PinGuard
 
 log = logging.getLogger(__name__)
 

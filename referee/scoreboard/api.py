@@ -1,7 +1,7 @@
 """The HTTP API (`/api/...`): the table as JSON, its live feed, and the judge's and setup's actions.
 
 Reading is open to anyone on the network; every POST that changes the game needs the table PIN
-(`X-Table-Pin`, see `referee.web_pin`). Bodies are checked here, field by field, before anything
+(`X-Table-Pin`, see `referee.scoreboard.pin`). Bodies are checked here, field by field, before anything
 reaches the engine; a bad body, a bad value or an action the engine refuses is HTTP 400 with
 {"error": "one line"}. Nothing in a request is ever used as a file path: a game's log is found by
 its integer id in the database.
@@ -23,12 +23,13 @@ from typing import Any, TypeVar, cast
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from referee.config import ConfigError, SeatConfig, default_config
+from referee.engine.ports import TablePort
 from referee.events import Facts, Penalty, Undo
 from referee.rules.base import REGISTRY, RulesError, rules_for
-from referee.store import StoreError, export_lines
-from referee.web_history import player_stats, table_games
-from referee.web_live import Hub
-from referee.web_pin import PinGuard
+from referee.scoreboard.history import player_stats, table_games
+from referee.scoreboard.live import Hub
+from referee.scoreboard.pin import PinGuard
+from referee.store.database import StoreError, export_lines
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -47,7 +48,7 @@ class ApiError(Exception):
 
 @dataclass
 class Context:
-    table: Any
+    table: TablePort
     hub: Hub
     guard: PinGuard
     lock: threading.Lock
@@ -328,8 +329,6 @@ def _seat_configs(raw: Any, current: Any) -> tuple[list[dict[str, Any]], tuple[S
 @api.post("/new-game")
 @needs_pin
 def new_game() -> Response:
-    from referee.bootstrap import game_options
-
     c = ctx()
     data = body()
     only(data, ("game", "seats", "options", "practice"))
@@ -352,7 +351,7 @@ def new_game() -> Response:
         given, seats = _seat_configs(data["seats"], current)
     candidate = dataclasses.replace(current, seats=seats)
     try:
-        rules_for(game)([s.name for s in seats], game_options(candidate, game, options))
+        rules_for(game)([s.name for s in seats], c.table.game_options(game, options, candidate))
     except (RulesError, ConfigError) as exc:
         raise ApiError(400, _one_line(exc)) from None
     with c.lock:
@@ -383,10 +382,10 @@ def _press(c: Context) -> Response:
     buttons = ("yes", "no", "undo") if seat == "judge" else ("slap", "double")
     if button not in buttons:
         raise ApiError(400, f"button must be {' or '.join(buttons)}, not {_short(button)}")
-    if c.table.box is None:
-        raise ApiError(409, "the button box is not open")
     try:
-        c.table.box.press(seat, button)
+        c.table.press(seat, button)
+    except LookupError as exc:
+        raise ApiError(409, _one_line(exc)) from None
     except ValueError as exc:
         raise ApiError(400, _one_line(exc)) from None
     except RuntimeError as exc:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.rules.base import REGISTRY, RulesError
-from referee.store import StoreError, export_lines, games, marks
-from referee.tablelog import LogError, replay
+from referee.store.database import StoreError, export_lines, games, marks
+from referee.store.tablelog import LogError, replay
 
 START_RATING = 1000.0
 K_FACTOR = 32.0

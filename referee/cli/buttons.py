@@ -29,41 +29,14 @@ import queue
 import sys
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final, TextIO
+from typing import Any, TextIO
 
-from referee.announce import Announcer
+from referee.capture.header import box_error, header_pin, nearest_ground, where
 from referee.config import JUDGE_SEAT, TableConfig
 from referee.events import Press
-
-# The 40-pin header of every Pi since the B+ (Zero 2 W, 3, 4, 5): BCM number -> physical pin.
-HEADER_PIN: Final[Mapping[int, int]] = {
-    2: 3, 3: 5, 4: 7, 14: 8, 15: 10, 17: 11, 18: 12, 27: 13, 22: 15, 23: 16, 24: 18, 10: 19,
-    9: 21, 25: 22, 11: 23, 8: 24, 7: 26, 0: 27, 1: 28, 5: 29, 6: 31, 12: 32, 13: 33, 19: 35,
-    16: 36, 26: 37, 20: 38, 21: 40,
-}
-GROUND_PINS: Final = (6, 9, 14, 20, 25, 30, 34, 39)
-
-
-def header_pin(bcm: int) -> int | None:
-    """The physical header pin of BCM ``bcm`` (None for a number the header does not carry)."""
-    return HEADER_PIN.get(bcm)
-
-
-def nearest_ground(pin: int) -> int:
-    """The ground pin closest to physical ``pin`` on the header (same row side preferred)."""
-
-    def distance(gnd: int) -> tuple[int, int]:
-        return abs((gnd - 1) // 2 - (pin - 1) // 2), int(gnd % 2 != pin % 2)
-
-    return min(GROUND_PINS, key=distance)
-
-
-def where(bcm: int) -> str:
-    """"BCM 4, pin 7": both names of a GPIO, as wiring.md writes them."""
-    pin = header_pin(bcm)
-    return f"BCM {bcm}" if pin is None else f"BCM {bcm}, pin {pin}"
+from referee.voice.announce import Announcer
 
 
 @dataclass(frozen=True)
@@ -169,22 +142,6 @@ class BoxError(RuntimeError):
     """The button box cannot be opened; the message names the cause and the fix."""
 
 
-def box_error(exc: BaseException) -> str:
-    """One line for a failure to open the pins (shared with `referee doctor`)."""
-    name = type(exc).__name__
-    text = str(exc) or name
-    if name == "BadPinFactory":
-        return (f"no GPIO library loads ({text}): on the Pi install lgpio (sudo apt install "
-                "python3-lgpio); elsewhere use --mock; referee doctor tells more")
-    if name == "GPIOPinInUse" or "busy" in text.lower():
-        return (f"a pin is already in use ({text}): stop the running referee first "
-                "(sudo systemctl stop referee)")
-    if isinstance(exc, PermissionError) or "permission" in text.lower():
-        return (f"no permission to use the GPIO ({text}): add yourself to the gpio group "
-                "(sudo usermod -aG gpio $USER) and log in again")
-    return f"cannot open the pins ({name}: {text}); run referee doctor"
-
-
 class ButtonCheck:
     """One run of the button check on an open-able box (see the module docstring)."""
 
@@ -249,7 +206,7 @@ class ButtonCheck:
     # ---------------------------------------------------------------------------------- run
 
     def run(self) -> Report:
-        from referee.gpio import ButtonBox
+        from referee.capture.gpio import ButtonBox
 
         with warnings.catch_warnings(record=True):  # gpiozero's fallbacks: doctor reports them
             warnings.simplefilter("always")
@@ -354,7 +311,7 @@ class ButtonCheck:
             self._handle(event)
 
     def _button_of(self, event: object) -> Button | None:
-        from referee.gpio import JudgeKey
+        from referee.events import JudgeKey
 
         if isinstance(event, Press):
             return self._by_key.get((event.seat, event.button))
@@ -364,7 +321,7 @@ class ButtonCheck:
         return self._by_key.get((str(seat), str(button)))
 
     def _handle(self, event: object) -> None:
-        from referee.gpio import ButtonReleased, ButtonStuck, JudgeKey
+        from referee.events import ButtonReleased, ButtonStuck, JudgeKey
 
         b = self._button_of(event)
         if b is None:
@@ -446,8 +403,8 @@ def run_buttons(args: argparse.Namespace, *, out: TextIO | None = None,
 
     ``on_prompt`` and ``options`` (prompt_s, led_s, stuck_after_s) are for tests.
     """
-    from referee.bootstrap import make_announcer, use_mock_pins
-    from referee.cli import UsageError, table_config
+    from referee.cli.common import UsageError, table_config
+    from referee.cli.table import make_announcer, use_mock_pins
 
     out = out if out is not None else sys.stdout
     config = table_config(args)

@@ -3,7 +3,7 @@
 The engine never speaks itself: it asks an `Announcer` to call a cadence (and is told, on the
 button clock, when the go-word will sound) or to say a phrase. Both return at once; nothing on the
 engine thread waits for audio. `PrintAnnouncer` is the voice-less adapter: it prints each phrase and
-times the cadence from the clock alone. The speech adapter (`referee.speech`) plugs in here.
+times the cadence from the clock alone. The speech adapter (`referee.voice.speech`) plugs in here.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class PrintAnnouncer:
         self.said: deque[tuple[str, dict[str, Any], int]] = deque(maxlen=500)
 
     def _words(self, key: str, params: dict[str, Any]) -> Sequence[str]:
-        from referee.phrases import words
+        from referee.voice.phrases import words
 
         return words(key, params)
 

@@ -14,17 +14,30 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from referee.announce import Announcer
 from referee.clock import now_us
-from referee.events import Awaiting, Cue, Event, Facts, GameStart, Penalty, Press, Ruling, Undo
-from referee.gpio import ButtonReleased, ButtonStuck, JudgeKey
-from referee.phrases import number_words, ruling_phrase, standings_text
-from referee.phrases import text as phrase_text
+from referee.engine.ports import Leds
+from referee.events import (
+    Awaiting,
+    ButtonReleased,
+    ButtonStuck,
+    Cue,
+    Event,
+    Facts,
+    GameStart,
+    JudgeKey,
+    Penalty,
+    Press,
+    Ruling,
+    Undo,
+)
 from referee.rules.base import Rules, RulesError
-from referee.store import Store
-from referee.tablelog import new_rules
+from referee.store.database import Store
+from referee.store.tablelog import new_rules
+from referee.voice.announce import Announcer
+from referee.voice.phrases import number_words, ruling_phrase, standings_text
+from referee.voice.phrases import text as phrase_text
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +57,6 @@ def vocabulary(rules: Rules, scores: dict[str, int]) -> dict[str, Any]:
         words["thing"], words["act"] = PIG_VARIANTS[variant]
         words["letters"] = {seat: "-".join("PIG"[:min(n, 3)]) for seat, n in scores.items()}
     return words
-
-
-class Leds(Protocol):
-    def blink(self, seat: str, times: int = 3, on_ms: int = 150) -> None: ...
-    def all_leds(self, on: bool) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -482,7 +490,7 @@ def open_game(
 
 def resume_game(store: Store, game_id: int, announcer: Announcer, **kw: Any) -> Engine:
     """Rebuild a game from its log; a round cut in half by the stop is voided, never half-ruled."""
-    from referee.store import events, game_row, game_start, marks
+    from referee.store.database import events, game_row, game_start, marks
 
     conn = store.conn
     row = game_row(conn, game_id)

@@ -1,7 +1,7 @@
-"""The referee's voice: phrases rendered ahead of time (`referee.tts`), played on time.
+"""The referee's voice: phrases rendered ahead of time (`referee.voice.tts`), played on time.
 
- `SpeechAnnouncer` implements `referee.announce.Announcer` over an audio sink
-(`referee.audio`). A cadence is pre-mixed into one buffer with each beat's onset on its tempo grid
+ `SpeechAnnouncer` implements `referee.voice.announce.Announcer` over an audio sink
+(`referee.voice.audio`). A cadence is pre-mixed into one buffer with each beat's onset on its tempo grid
 sample, scheduled at an output frame, and the cue returned is that frame's engine-clock time plus
 the go-word's offset: the instant its speech starts. `say()` queues phrases one after another;
 `interrupt=True` fades out a stale one. Callers never wait: rendering happens on a worker thread.
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee import phrases
-from referee.announce import Announcer, PrintAnnouncer
-from referee.audio import (
+from referee.voice import phrases
+from referee.voice.announce import Announcer, PrintAnnouncer
+from referee.voice.audio import (
     Clip,
     RecordingSink,
     Scheduled,
@@ -33,7 +33,7 @@ from referee.audio import (
     premix,
     write_wav,
 )
-from referee.tts import (
+from referee.voice.tts import (
     Renderer,
     SpeechError,
     SpeechOptions,

@@ -1,0 +1,45 @@
+"""The ports between the engine and its adapters, as Protocols: the composition root (`referee.cli`)
+wires real or fake adapters to them, and nothing on either side names the other's classes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from referee.config import TableConfig
+    from referee.engine.loop import Engine
+    from referee.store.database import Store
+
+Listener = Callable[[str, dict[str, Any]], None]
+
+
+class Leds(Protocol):
+    """The seat LEDs of the button box."""
+
+    def blink(self, seat: str, times: int = 3, on_ms: int = 150) -> None: ...
+    def all_leds(self, on: bool) -> None: ...
+
+
+class TablePort(Protocol):
+    """One running table as the scoreboard sees it: the store, the current engine, the setup
+    actions, and the virtual button box (mock mode only)."""
+
+    config: TableConfig
+    pin: str
+    mock: bool
+    store: Store
+    engine: Engine | None
+
+    def subscribe(self, listener: Listener) -> None: ...
+
+    def game_options(self, game: str, options: dict[str, Any],
+                     config: TableConfig | None = None) -> dict[str, Any]: ...
+
+    def start(self, game: str, options: dict[str, Any] | None = None, *, practice: bool = False,
+              resume: bool = True) -> Engine: ...
+
+    def reseat(self, seats: list[dict[str, Any]]) -> None: ...
+
+    def press(self, seat: str, button: str) -> None:
+        """Press a virtual button (LookupError: no box open; ValueError: no such seat/button)."""

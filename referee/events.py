@@ -88,6 +88,15 @@ class ButtonStuck:
 
 
 @dataclass(frozen=True)
+class ButtonHeld:
+    """A seat button held down for the hold-to-pause time (2 s): the table pauses."""
+
+    seat: str
+    button: str
+    t_us: int
+
+
+@dataclass(frozen=True)
 class ButtonReleased:
     """A button that was reported stuck has been released; it counts again from now on."""
 

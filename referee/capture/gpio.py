@@ -39,10 +39,11 @@ from gpiozero.pins.mock import MockFactory
 
 from referee.clock import now_us
 from referee.config import JUDGE_SEAT, TableConfig
-from referee.events import ButtonReleased, ButtonStuck, JudgeKey, Press
+from referee.events import ButtonHeld, ButtonReleased, ButtonStuck, JudgeKey, Press
 
 Sink = Callable[[object], None]
 STUCK_AFTER_US = 10_000_000
+HOLD_US = 2_000_000  # a seat button held this long pauses the table
 
 
 class _Input:
@@ -58,6 +59,7 @@ class _Input:
         self.down_since_us: int | None = None
         self.last_press_us: int | None = None
         self.stuck = False
+        self.held = False  # this hold has been reported (hold-to-pause)
 
     def event(self, t_us: int) -> object:
         if self.seat == JUDGE_SEAT:
@@ -85,6 +87,7 @@ class _Input:
         if low:
             if self.down_since_us is None:
                 self.down_since_us = t if self.burst_from_low else self.burst_start_us
+                self.held = False
             if not self.burst_from_low and not self.burst_done:
                 self.burst_done = True
                 start, last = self.burst_start_us, self.last_press_us
@@ -114,6 +117,8 @@ class ButtonBox:
         debounce_us: int = 5000,
         rearm_us: int | None = None,
         stuck_after_us: int = STUCK_AFTER_US,
+        hold_us: int = HOLD_US,
+        clock: Callable[[], int] = now_us,
     ) -> None:
         if factory is None:
             Device.ensure_pin_factory()
@@ -121,6 +126,8 @@ class ButtonBox:
         self.config, self.sink, self.factory = config, sink, factory
         self.debounce_us, self.rearm_us = debounce_us, rearm_us or 0
         self.stuck_after_us = stuck_after_us
+        self.hold_us = hold_us
+        self.clock = clock
         self.dropped = 0
         self._lock = threading.RLock()
         self._led_lock = threading.Lock()
@@ -132,7 +139,7 @@ class ButtonBox:
         self._blinks: dict[str, threading.Event] = {}
         self._closed = False
         self.ref_ticks = factory.ticks()
-        self.ref_us = now_us()
+        self.ref_us = clock()
         try:
             self._open_inputs()
             self._open_leds()
@@ -171,17 +178,29 @@ class ButtonBox:
             self.dropped += 1
 
     def check_stuck(self, now: int) -> None:
-        """Report (to the sink) every button held down for ``stuck_after_us`` or more by ``now``."""
+        """Report (to the sink) every seat button held for ``hold_us`` (``ButtonHeld``: pause
+        the table) and every button held for ``stuck_after_us`` or more by ``now``."""
         found: list[object] = []
         with self._lock:
             for inp in self._inputs.values():
                 since = inp.down_since_us
                 if inp.low and not inp.stuck and since is not None:
+                    if not inp.held and inp.seat != JUDGE_SEAT and now - since >= self.hold_us:
+                        inp.held = True
+                        found.append(ButtonHeld(inp.seat, inp.button, since + self.hold_us))
                     if now - since >= self.stuck_after_us:
                         inp.stuck = True
                         found.append(ButtonStuck(inp.seat, inp.button, now, since))
         for event in found:
             self._emit(event)
+
+    def next_hold_us(self) -> int | None:
+        """When the next hold (or stuck button) is due to be reported, for the engine's sleep."""
+        with self._lock:
+            due = [since + (self.stuck_after_us if inp.held else self.hold_us)
+                   for inp in self._inputs.values()
+                   if inp.low and not inp.stuck and (since := inp.down_since_us) is not None]
+        return min(due, default=None)
 
     # ----------------------------------------------------------------------------- mock mode
 
@@ -292,6 +311,18 @@ class ButtonBox:
     def all_leds(self, on: bool) -> None:
         for seat in self.config.seats:
             self.led(seat.name, on)
+
+    def cue_light(self, on_ms: int = 200) -> None:
+        """The cue light: every seat LED on now (the go-word's instant), off after ``on_ms``.
+        The engine calls it when the cue's time comes, on the clock the cue was given on."""
+        self.all_leds(True)
+        timer = threading.Timer(on_ms / 1000, self._cue_light_off)
+        timer.daemon = True
+        timer.start()
+
+    def _cue_light_off(self) -> None:
+        if not self._closed:
+            self.all_leds(False)
 
     # ------------------------------------------------------------------------------- lifecycle
 

@@ -31,8 +31,10 @@ def help_text(seats: list[str], doubles: bool) -> str:
     for i, seat in enumerate(seats):
         extra = f", {DOUBLE_KEYS[i]} = double" if doubles else ""
         lines.append(f"  {SLAP_KEYS[i]} = {seat} slap{extra}")
-    lines.append("  j = judge YES, n = judge NO, z = UNDO, p = pause/resume, s = standings,"
-                 " h = help, x = quit")
+    lines.append("  j = judge YES (answers; starts, resumes, next game), n = judge NO (answers;"
+                 " pauses), z = UNDO,")
+    lines.append("  p = pause/resume, s = standings, h = help, x = quit."
+                 " Press your slap key when you're ready.")
     return "\n".join(lines)
 
 
@@ -60,7 +62,10 @@ def handle_key(table: Any, ch: str) -> bool:
     elif ch == "z":
         table.submit(JudgeKey(now_us(), "undo"))
     elif ch == "p":
-        engine.command("resume" if engine.paused else "pause")
+        try:
+            engine.command("resume" if engine.phase() == "paused" else "pause")
+        except ValueError as exc:
+            print(exc, file=table.out, flush=True)
     elif ch == "s":
         engine.command("standings")
     elif ch == "h":

@@ -78,7 +78,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
-    from referee.cli.table import Table, use_mock_pins
+    from referee.cli.table import Table, game_options, use_mock_pins
 
     game = args.game
     config = table_config(args)
@@ -94,30 +94,42 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
         use_mock_pins()
     host = args.host or config.host
     port = args.port or config.port
+    try:
+        rules_for(game)(tuple(s.name for s in config.seats),
+                        game_options(config, game, options))  # bad options: before anything
+    except RulesError as exc:
+        raise UsageError(str(exc)) from None
+    # Every check comes before the first word and the first log line: a start that fails
+    # (port in use, bad host, unwritable database) says and writes nothing.
     table = Table(config, db=args.db, mock=args.mock or demo, no_speech=args.no_speech,
                   pin=args.pin)
-    try:
-        engine = table.start(game, options, resume=not args.new)
-    except RulesError as exc:
-        table.close()
-        raise UsageError(str(exc)) from None
-    out = table.out
-    print(f"Table Referee {__version__}: {cls.TITLE} for {', '.join(engine.rules.seats)}",
-          file=out)
-    print(f"Table PIN: {table.pin}", file=out)
     server = None
-    if not args.no_web:
-        from referee.scoreboard.app import serve_in_thread
+    try:
+        if not args.no_web:
+            from referee.scoreboard.app import serve_in_thread
 
+            try:
+                server = serve_in_thread(table, host, port)
+            except (OSError, ValueError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                raise UsageError(f"cannot serve the scoreboard on {host}:{port}: {reason}; "
+                                 f"choose another --port or --host") from None
+        out = table.out
+        print(f"Table Referee {__version__}: {cls.TITLE} for "
+              f"{', '.join(s.name for s in config.seats)}", file=out)
+        print(f"Table PIN: {table.pin}", file=out)
+        if server is not None:
+            print(f"Scoreboard: http://{host}:{port}/", file=out)
+        table.subscribe(lambda kind, data: _print_event(table, kind, data))
         try:
-            server = serve_in_thread(table, host, port)
-        except (OSError, ValueError) as exc:
-            table.close()
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise UsageError(f"cannot serve the scoreboard on {host}:{port}: {reason}; "
-                             f"choose another --port or --host") from None
-        print(f"Scoreboard: http://{host}:{port}/", file=out)
-    table.subscribe(lambda kind, data: _print_event(table, kind, data))
+            table.start(game, options, resume=not args.new)
+        except RulesError as exc:
+            raise UsageError(str(exc)) from None
+    except BaseException:
+        if server is not None:
+            server.close()
+        table.close()
+        raise
     try:
         if (args.mock or demo) and sys.stdin.isatty():
             from referee.capture.keyboard import run_keyboard

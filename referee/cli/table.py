@@ -10,11 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from referee.clock import now_us
 from referee.config import SeatConfig, TableConfig, default_config
 from referee.engine.loop import Engine, open_game, resume_game
 from referee.events import GameStart
 from referee.rules.base import rules_for
-from referee.store.database import Store, game_row, marks
+from referee.store.database import Store, events, games, marks
 from referee.voice.announce import Announcer, PrintAnnouncer
 
 
@@ -60,6 +61,20 @@ def make_announcer(config: TableConfig, *, no_speech: bool, out: TextIO) -> Anno
     return speech_announcer(config.speech, no_speech=False, out=out)
 
 
+def unfinished_game(store: Store, game: str, seats: tuple[str, ...]) -> int | None:
+    """The latest real game of these seats that is neither over nor ended, and was played (a
+    row that a failed start left behind, or a practice game, is never taken for it)."""
+    conn = store.conn
+    for row in reversed(games(conn)):
+        if row["game"] != game or tuple(row["seats"]) != seats:
+            continue
+        if marks(conn, row["id"], "over") or marks(conn, row["id"], "ended"):
+            return None  # the latest game of these seats is finished: a fresh one starts
+        if any(True for _ in events(conn, row["id"])):
+            return int(row["id"])
+    return None
+
+
 class Table:
     """One table: the store, the voice, the button box and the current game's engine."""
 
@@ -75,6 +90,8 @@ class Table:
         announcer: Announcer | None = None,
         auto: bool = True,
         box: bool = True,
+        clock: Callable[[], int] = now_us,
+        count_in_ms: int = 1500,
     ) -> None:
         self.config = config
         self.mock = mock
@@ -83,6 +100,8 @@ class Table:
         self.store = Store(db or config.db or default_db())
         self.announcer = announcer or make_announcer(config, no_speech=no_speech, out=self.out)
         self.auto = auto
+        self.clock = clock
+        self.count_in_ms = count_in_ms
         self.engine: Engine | None = None
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.box: Any = None
@@ -100,7 +119,7 @@ class Table:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PinFactoryFallback)
             try:
-                self.box = ButtonBox(self.config, self.submit)
+                self.box = ButtonBox(self.config, self.submit, clock=self.clock)
             except BadPinFactory:
                 raise HardwareError(
                     "no GPIO library works here (lgpio, or RPi.GPIO before the Pi 5); "
@@ -129,18 +148,15 @@ class Table:
         if self.engine is not None:
             self.engine.stop()
         engine = None
-        if resume:
-            row = game_row(self.store.conn)
-            if (row and row["game"] == game and tuple(row["seats"]) == seats
-                    and not marks(self.store.conn, row["id"], "over")
-                    and not marks(self.store.conn, row["id"], "ended")):
-                engine = resume_game(self.store, row["id"], self.announcer, leds=self.box,
-                                     auto=self.auto)
-                print(f"Resuming game {row['id']} at round {engine.rules.round_count()}.",
-                      file=self.out)
+        kw: dict[str, Any] = {"leds": self.box, "auto": self.auto, "clock": self.clock,
+                              "count_in_ms": self.count_in_ms}
+        found = unfinished_game(self.store, game, seats) if resume and not practice else None
+        if found is not None:
+            engine = resume_game(self.store, found, self.announcer, **kw)
+            print(f"Resuming game {found} at round {engine.rules.round_count()}.", file=self.out)
         if engine is None:
             engine = open_game(self.store, GameStart(game, seats, opts), self.announcer,
-                               leds=self.box, auto=self.auto, practice=practice)
+                               practice=practice, **kw)
         for listener in self.listeners:
             engine.subscribe(listener)
         self.engine = engine

@@ -18,8 +18,10 @@ from typing import Any
 
 from referee.clock import now_us
 from referee.engine.ports import Leds
+from referee.engine.rhythm import Decision, Pace, Phase, Rhythm, View
 from referee.events import (
     Awaiting,
+    ButtonHeld,
     ButtonReleased,
     ButtonStuck,
     Cue,
@@ -38,6 +40,7 @@ from referee.store.tablelog import new_rules
 from referee.voice.announce import Announcer
 from referee.voice.phrases import number_words, ruling_phrase, standings_text
 from referee.voice.phrases import text as phrase_text
+from referee.voice.phrases import words as phrase_words
 
 log = logging.getLogger(__name__)
 
@@ -81,33 +84,53 @@ class Engine:
         auto: bool = True,
         offset_us: int = 0,
         practice: bool = False,
+        ready: bool = True,
+        count_in_ms: int = 1500,
+        cue_light: bool = True,
     ) -> None:
-        self.rules = rules
         self.store = store
-        self.game_id = game_id
         self.announcer = announcer
         self.clock = clock
         self.leds = leds
         self.auto = auto  # start rounds on its own
         self.offset_us = offset_us  # keeps a resumed game's clock after the logged times
-        self.practice = practice
+        self.count_in_us = count_in_ms * 1000
+        self.cue_light = cue_light and leds is not None
         self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
-        self.paused = False
-        self.ended = False
-        self.next_round_us: int | None = None
-        self.cue_us: int | None = None  # the coming cue's time, until it has passed
-        self.last_cue_us: int | None = None
-        self.announced: dict[int, list[Ruling | Awaiting]] = {}
         self.stuck: set[tuple[str, str]] = set()
         self.last_said = ""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._stuck_check_us = 0
+        self._begin(rules, game_id, practice=practice, ready=ready)
+
+    def _begin(self, rules: Rules, game_id: int, *, practice: bool, ready: bool) -> None:
+        """Everything that belongs to one game (a practice game hands over to the real one)."""
+        self.rules = rules
+        self.game_id = game_id
+        self.practice = practice
+        self.rhythm = Rhythm(rules.seats, Pace(
+            count_in_us=self.count_in_us,
+            pause_us=int(rules.options.get("pause_ms", 4000)) * 1000,
+            quiet_rounds=rules.QUIET_ROUNDS if self.auto else None,
+            round_limit=PRACTICE_ROUNDS if practice else None), ready=ready)
+        self.ended = False  # over, or ended by the judge: nothing more is fed or said
+        self.final: dict[str, Any] | None = None  # the final standings line, once over
+        self.cue_us: int | None = None  # the coming cue's time, until it has passed
+        self.last_cue_us: int | None = None
+        self.cue_word = ""
+        self.announced: dict[int, list[Ruling | Awaiting]] = {}
         self.prefaced: set[int] = set()  # rounds whose "before" announcements were said
         self.judged = False  # the latest changes came from the judge (a correction)
         self.next_pass_us: int | None = None
         self.ruled_at: dict[int, int] = {}  # round → engine time its ruling was published
+        self.spoken = 0  # phrases said so far (a round that said nothing keeps the turn pace)
+        self._spoken_at_call = 0
+
+    @property
+    def paused(self) -> bool:
+        return self.rhythm.phase in (Phase.PAUSED, Phase.PAUSING)
 
     # -- any thread ---------------------------------------------------------------------------
 
@@ -149,41 +172,62 @@ class Engine:
         return self.clock() + self.offset_us
 
     def _run(self) -> None:
-        self._publish("state", self.snapshot())
-        if self.auto and self.rules.round_count() == 0:
-            self.next_round_us = self.now() + 300_000
-        self.step()
+        self.open()
         while not self._stop.is_set():
-            wake = self._next_wake()
+            wake = self.next_wake()
             timeout = None if wake is None else max(0.0, (wake - self.now()) / 1e6)
             try:
                 item = self.queue.get(timeout=min(timeout, 0.5) if timeout is not None else 0.5)
             except queue.Empty:
                 item = None
-            try:
-                while item is not None:
-                    self._handle(item)
-                    try:
-                        item = self.queue.get_nowait()
-                    except queue.Empty:
-                        item = None
-                self.step()
-            except Exception:  # a bug must not stop the table; it is logged with its traceback
-                log.exception("engine error")
+            self.run_items(item)
 
-    def _next_wake(self) -> int | None:
+    def run_items(self, item: Any) -> None:
+        """Handle `item` and everything queued behind it, then `step` (the loop's one turn)."""
+        try:
+            while item is not None:
+                self._handle(item)
+                try:
+                    item = self.queue.get_nowait()
+                except queue.Empty:
+                    item = None
+            self.step()
+        except Exception:  # a bug must not stop the table; it is logged with its traceback
+            log.exception("engine error")
+
+    def open(self) -> None:
+        """The game's first words: the deal and the Ready step (a resumed game: its state)."""
+        self._publish("state", self.snapshot())
+        if self.rhythm.phase is Phase.READY:
+            self._say_ready()
+        self.step()
+
+    def _say_ready(self) -> None:
+        if self.practice:
+            self.say("practice", {})
+        self._preface(1)
+        self.say("ready", {})
+        if self.leds is not None:
+            self.leds.all_leds(False)
+        self._publish("state", self.snapshot())
+
+    def next_wake(self) -> int | None:
         """The next instant something can happen without an input (a past one: at once)."""
+        now = self.now()
         times = [self.rules.status().closes_at_us, self.cue_us, self.next_pass_us]
-        if (self.next_round_us is not None and self.auto and not self.paused and not self.ended
-                and self.rules.next_call() is not None):
-            times.append(self.next_round_us)
+        if self.auto:
+            times.append(self.rhythm.wake(now))
+        hold = getattr(self.leds, "next_hold_us", None)
+        if hold is not None:
+            at = hold()
+            times.append(None if at is None else at + self.offset_us)
         return min((t for t in times if t is not None), default=None)
 
     def _handle(self, item: Any) -> None:
         if isinstance(item, Press):
             if (item.seat, item.button) in self.stuck:
                 return
-            self.feed(Press(item.t_us + self.offset_us, item.seat, item.button))
+            self._press(Press(item.t_us + self.offset_us, item.seat, item.button))
         elif isinstance(item, Facts | Penalty | Undo):
             self.feed(item)
         elif isinstance(item, JudgeKey):
@@ -195,6 +239,9 @@ class Engine:
                 result = exc
             if item.reply is not None:
                 item.reply.put(result)
+        elif isinstance(item, ButtonHeld):
+            if item.button == "slap" and self._pause():
+                self._publish("state", self.snapshot())
         elif isinstance(item, ButtonStuck):
             self.stuck.add((item.seat, item.button))
             self.say("stuck", {"seat": item.seat, "button": item.button})
@@ -202,6 +249,48 @@ class Engine:
         elif isinstance(item, ButtonReleased):
             self.stuck.discard((item.seat, item.button))
             self._publish("state", self.snapshot())
+
+    def _press(self, press: Press) -> None:
+        """A seat's press: a ready mark, a resume, or a game press (the rhythm says which)."""
+        if not self.auto:
+            self.feed(press)
+            return
+        what = self.rhythm.press(press.seat, press.t_us)
+        if what == "game":
+            self.feed(press)
+        elif what == "ready":
+            if self.leds is not None:
+                self.leds.led(press.seat, True)
+            if self.rhythm.all_ready():
+                if self.rhythm.phase is Phase.OVER:
+                    self.next_game()
+                    return
+                self._start_play()
+            self._publish("state", self.snapshot())
+        elif what == "resume":
+            self._counting_in()
+
+    def _start_play(self) -> bool:
+        """Every seat is ready, or the judge starts (or resumes): a count-in, then play."""
+        if not self.rhythm.start(self.now()):
+            return False
+        self._counting_in()
+        return True
+
+    def _counting_in(self) -> None:
+        if self.leds is not None:
+            self.leds.all_leds(False)
+        self.say("count_in", {})
+        self._publish("state", self.snapshot())
+
+    def _pause(self) -> bool:
+        status = self.rules.status()
+        in_hand = status.race_open or self._current_awaits()
+        if not self.rhythm.pause(self.now(), in_hand=in_hand):
+            return False
+        if self.rhythm.phase is Phase.PAUSED:
+            self.say("paused", {})
+        return True
 
     def feed(self, event: Event) -> None:
         """Log, then act: the log always holds every event the rules have seen."""
@@ -232,61 +321,117 @@ class Engine:
         elif isinstance(event, Press):
             self.rules.check_seat(event.seat)
 
+    def _current_awaits(self) -> bool:
+        number = self.rules.round_count()
+        return number > 0 and any(isinstance(o, Awaiting) for o in self.rules.round_outputs(number))
+
     def step(self) -> None:
         """Advance time, announce what changed, and start the next round when it is due."""
         now = self.now()
-        if now >= self._stuck_check_us and self.leds is not None:
-            self._stuck_check_us = now + 1_000_000
+        if self.leds is not None:
             check = getattr(self.leds, "check_stuck", None)
             if check is not None:
-                check(self.clock())  # the box reports a long hold back through the queue
+                check(now - self.offset_us)  # the box reports holds back through the queue
+        if self.ended:
+            return
         self.rules.advance(now)
         changed = self.rules.take_changed()
         for number in changed:
             self._announce(number)
         if changed:
             self._publish("state", self.snapshot())
-        status = self.rules.status()
-        if (self.practice and not self.ended and status.round >= PRACTICE_ROUNDS
-                and not status.race_open and status.awaiting is None):
-            self.ended = True
-            self.say("practice_over", {})
-            self.store.mark(self.game_id, "ended", True)
-            self._publish("state", self.snapshot())
-            return
-        if not status.race_open and status.awaiting is None and not status.over:
-            self._preface(self.rules.round_count() + 1)
-        if status.over and not self.ended and not self.announced.get(-1):
-            self.announced[-1] = []
-            st = self.rules.standings()
-            self.say("champion", {"seats": " and ".join(st.winners),
-                                  "verb": "is" if len(st.winners) == 1 else "are"})
-            self.store.mark(self.game_id, "over", st.to_json())
-            self._publish("over", st.to_json())
-        if (self.cue_us is not None and now >= self.cue_us):
+        if self.cue_us is not None and now >= self.cue_us:
             self.cue_us = None
+            if self.cue_light and self.leds is not None:
+                self.leds.cue_light()
+            self._publish("cue", {"round": self.rules.round_count(), "word": self.cue_word,
+                                  "t_us": now})
             self._publish("state", self.snapshot())  # phase: cadence → race
-        self._pass_beat(now, status.over)
+        status = self.rules.status()
+        current_awaits = self._current_awaits()
+        over = status.over and status.awaiting is None  # the final standings wait for the judge
+        if (not status.race_open and not current_awaits and not status.over
+                and self.rhythm.phase not in (Phase.READY, Phase.OVER)):
+            number = self.rules.round_count() + 1
+            limit = self.rhythm.pace.round_limit
+            if limit is None or number <= limit:
+                self._preface(number)
+        self._pass_beat(now)
         call = self.rules.next_call()
-        if call is None or self.paused or self.ended or not self.auto:
-            return
-        if self.next_round_us is None:
-            turn_ms = self.rules.options.get("turn_ms")
-            if turn_ms and self.last_cue_us is not None:  # Pig's Tail: a flip every turn_ms
-                tempo_ms = int(self.rules.options.get("tempo_ms", 500))
-                self.next_round_us = max(
-                    now, self.last_cue_us + (int(turn_ms) - tempo_ms - 100) * 1000)
-            else:
-                self.next_round_us = now + self.rules.options.get("pause_ms", 4000) * 1000
-            return
-        if now >= self.next_round_us:
-            self.next_round_us = None
+        earliest = 0
+        turn_ms = self.rules.options.get("turn_ms")
+        if turn_ms and self.last_cue_us is not None and self.spoken == self._spoken_at_call:
+            # a turn-by-turn game keeps its own pace while nothing is said between turns
+            tempo_ms = int(self.rules.options.get("tempo_ms", 500))
+            earliest = self.last_cue_us + (int(turn_ms) - tempo_ms - 100) * 1000
+        quiet = self.announcer.quiet_at()
+        view = View(rounds=self.rules.round_count(), race_open=status.race_open,
+                    current_awaits=current_awaits, over=over, can_call=call is not None,
+                    quiet_at=None if quiet is None else quiet + self.offset_us,
+                    earliest_call=earliest)
+        before = self.rhythm.phase
+        decision = self.rhythm.tick(now, view)
+        if decision is Decision.OVER and self.practice:
+            decision = Decision.DONE
+        if decision is Decision.CALL and call is not None and self.auto:
             self.start_round(call)
+        elif decision is Decision.GO:
+            start = self.rules.START_PHRASE
+            if start:
+                self.say(start, {})
+        elif decision is Decision.PAUSED:
+            self.say("paused", {})
+        elif decision is Decision.AUTO_PAUSED:
+            self.say("quiet_table", {})
+        elif decision is Decision.OVER:
+            self._over(self.rules.standings().to_json())
+        elif decision is Decision.DONE:
+            self._practice_over()
+            return
+        if self.rhythm.phase is not before or decision is not None:
+            self._publish("state", self.snapshot())
 
-    def _pass_beat(self, now: int, over: bool) -> None:
-        """Pig's optional "Pass!" every pass_beat_ms (not a cue; never logged)."""
+    def _over(self, final: dict[str, Any]) -> None:
+        """Game over: said once and shown until a person starts the next game."""
+        self.ended = True
+        self.final = final
+        self.rhythm.end()
+        self.next_pass_us = None
+        winners = final["winners"]
+        self.say("game_over", {"text": standings_text(
+            [(r["seat"], r["score"]) for r in final["seats"]], self.rules.UNIT)})
+        if len(winners) == 1:
+            self.say("champion", {"seats": winners[0], "verb": "is"})
+        elif winners:
+            self.say("co_champions", {"seats": " and ".join(winners)})
+        self.store.mark(self.game_id, "over", final)
+        self._publish("over", final)
+
+    def _practice_over(self) -> None:
+        """A practice game has no sudden death and no champion: the real game's Ready step."""
+        self.say("practice_over", {})
+        self.store.mark(self.game_id, "ended", True)
+        self._switch(practice=False)
+
+    def next_game(self) -> None:
+        """The same game again with the same seats, from its Ready step (a person asked)."""
+        if self.rhythm.phase is not Phase.OVER:
+            raise ValueError("the game is not over; end it first")
+        if not self.ended:
+            self.store.mark(self.game_id, "ended", True)
+        self._switch(practice=False)
+
+    def _switch(self, *, practice: bool) -> None:
+        start = GameStart(self.rules.NAME, self.rules.seats, dict(self.rules.options))
+        rules = new_rules(start)
+        game_id = self.store.new_game(start, practice=practice)
+        self._begin(rules, game_id, practice=practice, ready=True)
+        self._say_ready()
+
+    def _pass_beat(self, now: int) -> None:
+        """Pig's optional "Pass!" every pass_beat_ms while playing (not a cue; never logged)."""
         beat = int(self.rules.options.get("pass_beat_ms", 0) or 0)
-        if not beat or over or self.paused or self.ended:
+        if not beat or self.rhythm.phase is not Phase.PLAYING:
             self.next_pass_us = None
             return
         if self.next_pass_us is None:
@@ -298,8 +443,6 @@ class Engine:
     def _preface(self, number: int) -> None:
         if number not in self.prefaced:
             self.prefaced.add(number)
-            if self.practice and number == 1:
-                self.say("practice", {})
             for key, params in self.rules.announcements(number):
                 self.say(key, params)
 
@@ -308,9 +451,12 @@ class Engine:
         kind, seat = call
         key = "spank" if kind == "cadence" else kind
         tempo = int(self.rules.options.get("tempo_ms", 500))
+        self.rhythm.called(self.now())
         t_cue = self.announcer.cadence(key, {"seat": seat} if seat else {}, tempo)
         self.feed(Cue(t_cue + self.offset_us, seat))
         self.cue_us = self.last_cue_us = t_cue + self.offset_us
+        self.cue_word = phrase_words(key, {"seat": seat} if seat else {})[-1]
+        self._spoken_at_call = self.spoken
         self._publish("state", self.snapshot())
 
     def _announce(self, number: int) -> None:
@@ -365,15 +511,30 @@ class Engine:
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         self.last_said = phrase_text(key, params)
+        self.spoken += 1
         self.announcer.say(key, params, interrupt=interrupt)
 
     def _judge_key(self, key: str) -> None:
+        """The keypad: YES / NO answer the judge's question; otherwise YES starts or resumes
+        play (or the next game), NO pauses; UNDO reverts the latest judge action of the current
+        or previous round only (older rounds are corrected from the judge panel)."""
         if key == "undo":
-            if self.rules.judge_log:
+            latest = self.rules.judge_log[-1].round if self.rules.judge_log else None
+            if latest is None or latest < self.rules.round_count() - 1:
+                self.say("nothing_to_undo", {})
+            else:
                 self.feed(Undo())
             return
         awaiting = self.rules.status().awaiting
         if awaiting is None:
+            if key == "yes":
+                if self.rhythm.phase is Phase.OVER:
+                    self.next_game()
+                elif not self._start_play():
+                    return
+            elif not self._pause():
+                return
+            self._publish("state", self.snapshot())
             return
         yes = key == "yes"
         values: dict[str, Any] = {}
@@ -387,20 +548,19 @@ class Engine:
         if name == "stop":
             self._stop.set()
         elif name == "pause":
-            self.paused = True
-            self.say("paused", {})
-        elif name == "resume":
-            self.paused = False
-            self.next_round_us = None
-            self.say("resumed", {})
+            if not self._pause():
+                raise ValueError(f"nothing to pause: the table is {self.phase()}")
+        elif name in ("resume", "start"):
+            if not self._start_play():
+                raise ValueError(f"nothing to start: the table is {self.phase()}")
         elif name == "end":
-            self.ended = True
-            self.store.mark(self.game_id, "ended", True)
+            self._end()
+        elif name == "next_game":
+            self.next_game()
         elif name == "next_round":
             call = self.rules.next_call()
-            if call is None:
+            if call is None or self.ended or self._current_awaits():
                 raise ValueError("a round cannot start now (race open, judge asked or game over)")
-            self.next_round_us = None
             self.start_round(call)
         elif name == "standings":
             st = self.rules.standings()
@@ -409,6 +569,11 @@ class Engine:
             return st.to_json()
         elif name == "feed":
             self.feed(cmd.args["event"])
+        elif name == "step":  # a simulated clock moved on (tests)
+            self.step()
+            return None
+        elif name == "wake":
+            return self.next_wake()
         elif name == "snapshot":
             return self.snapshot()
         else:
@@ -416,20 +581,45 @@ class Engine:
         self._publish("state", self.snapshot())
         return self.snapshot()
 
+    def _end(self) -> None:
+        """The judge ends the game early: the leaders as they stand are the (co-)champions."""
+        if self.ended:
+            raise ValueError("the game is already over")
+        if self.practice:
+            self.store.mark(self.game_id, "ended", True)
+            self.ended = True
+            self.rhythm.end()
+            return
+        st = self.rules.standings()
+        final = st.to_json()
+        if not st.final:
+            alive = [r for r in st.seats if not r.out]
+            best = min(r.score for r in alive)
+            final["final"] = True
+            final["winners"] = [r.seat for r in alive if r.score == best]
+        self.store.mark(self.game_id, "ended", True)
+        self._over(final)
+
     # -- what the scoreboard shows -------------------------------------------------------------
+
+    PHASES = {Phase.READY: "ready", Phase.COUNT_IN: "count-in", Phase.PAUSED: "paused",
+              Phase.OVER: "over"}
 
     def phase(self) -> str:
         status = self.rules.status()
-        if status.over or self.ended:
+        if self.ended or self.rhythm.phase is Phase.OVER:
             return "over"
-        if self.paused:
-            return "paused"
-        if status.awaiting is not None:
+        shown = self.PHASES.get(self.rhythm.phase) if self.auto else None
+        if shown is not None:
+            return shown
+        if self._current_awaits() or (not self.auto and status.awaiting is not None):
             return "awaiting"
         if status.race_open and getattr(self.rules, "SILENT_RACE", False):
             return "ruled" if self._shown_round() else "setup"  # a claim is never revealed
         if status.race_open:
             return "cadence" if self.cue_us is not None and self.now() < self.cue_us else "race"
+        if self.rhythm.phase is Phase.PAUSING:
+            return "paused"
         return "ruled" if status.round else "setup"
 
     def _shown_round(self) -> int:
@@ -443,6 +633,7 @@ class Engine:
         rules = self.rules
         status = rules.status()
         st = rules.standings()
+        final = self.final
         latest = self._shown_round()
         outputs = rules.round_outputs(latest) if latest else []
         return {
@@ -454,15 +645,17 @@ class Engine:
             "round": latest,
             "rounds": getattr(rules, "regular_rounds", None),
             "unit": rules.UNIT,
-            "seats": [r.to_json() for r in st.seats],
+            "seats": final["seats"] if final else [r.to_json() for r in st.seats],
             "seat_order": list(rules.seats),
+            "ready": [s for s in rules.seats if s in self.rhythm.ready],
             "rulings": [o.to_json() for o in outputs if isinstance(o, Ruling)],
             "reactions_us": rules.reactions(latest) if latest else {},
             "awaiting": status.awaiting.to_json() if status.awaiting else None,
-            "final": st.final,
-            "winners": list(st.winners),
+            "final": bool(final and final["final"]),
+            "winners": list(final["winners"]) if final else [],
             "options": dict(rules.options),
             "said": self.last_said,
+            "cue_word": self.cue_word,
             "stuck": sorted(f"{s} {b}" for s, b in self.stuck),
             "words": vocabulary(rules, {r.seat: r.score for r in st.seats}),
             "earlier": [  # the rounds before, so a page opened mid-game shows them too
@@ -507,8 +700,9 @@ def resume_game(store: Store, game_id: int, announcer: Announcer, **kw: Any) -> 
     rules.advance(max([last_t, *ruled]))  # races that had closed before the stop stay closed
     clock = kw.get("clock", now_us)
     offset = max(0, last_t + 1_000_000 - clock())
+    ready = bool(kw.pop("ready", True)) and rules.round_count() == 0  # never dealt: Ready
     engine = Engine(rules, store, game_id, announcer, offset_us=offset,
-                    practice=bool(row["practice"]), **kw)
+                    practice=bool(row["practice"]), ready=ready, **kw)
     status = rules.status()
     if status.race_open and rules.round_count():
         engine.feed(Facts(rules.round_count(), {"void": True}))

@@ -18,7 +18,10 @@ class Leds(Protocol):
     """The seat LEDs of the button box."""
 
     def blink(self, seat: str, times: int = 3, on_ms: int = 150) -> None: ...
+    def led(self, seat: str, on: bool) -> None: ...
     def all_leds(self, on: bool) -> None: ...
+    def cue_light(self, on_ms: int = 200) -> None:
+        """Every seat LED on at once (the go-word's instant), off again after `on_ms`."""
 
 
 class TablePort(Protocol):

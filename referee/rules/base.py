@@ -124,6 +124,9 @@ class Rules(ABC):
     UNIT: ClassVar[str]  # "whammies", "lives", "cards"
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap",)
     ROUNDS_FROM_CUES: ClassVar[bool] = True  # rounds are numbered by cues (Pig: by claims)
+    # a live table pauses by itself after this many rounds in a row without any press
+    QUIET_ROUNDS: ClassVar[int | None] = None
+    START_PHRASE: ClassVar[str | None] = None  # said when play begins in a game without calls
 
     def __init__(self, seats: Iterable[str], options: Mapping[str, Any] | None = None):
         self.seats: tuple[str, ...] = tuple(seats)
@@ -263,7 +266,10 @@ class Rules(ABC):
 
     @abstractmethod
     def next_call(self) -> tuple[str, str | None] | None:
-        """What the live table should call next: ("cadence", None), ("turn", seat), or None."""
+        """What the live table should call next: ("cadence", None), ("turn", seat), or None.
+
+        A question about an older round does not hold the next call (the engine holds the
+        table only while the current round waits for the judge)."""
 
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's reaction time in round `number`, µs (games without a cue: empty)."""

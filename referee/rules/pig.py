@@ -102,6 +102,7 @@ class Pig(RederivedRules):
     SEATS: ClassVar[tuple[int, int]] = (3, 8)
     UNIT: ClassVar[str] = "lives"
     ROUNDS_FROM_CUES: ClassVar[bool] = False
+    START_PHRASE: ClassVar[str | None] = "pass"  # ready opens the passing
     SILENT_RACE: ClassVar[bool] = True  # say nothing, light nothing, show nothing at a claim
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("variant", "pig", choice("pig", "spoons", "tongue"), "what a claim looks like"),

@@ -79,6 +79,7 @@ class PigsTail(RederivedRules):
     NAME: ClassVar[str] = "pigs-tail"
     TITLE: ClassVar[str] = "Pig's Tail"
     SEATS: ClassVar[tuple[int, int]] = (2, 8)
+    QUIET_ROUNDS: ClassVar[int | None] = 3
     UNIT: ClassVar[str] = "cards"
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("take", "flipper", choice("flipper", "slowest"), "who takes the pile on a match"),
@@ -274,7 +275,7 @@ class PigsTail(RederivedRules):
     def next_call(self) -> tuple[str, str | None] | None:
         """("turn", seat): the seat after the last flipper, in seat order."""
         st = self.status()
-        if st.over or st.race_open or st.awaiting is not None or len(self.cues) >= CARDS:
+        if st.over or st.race_open or len(self.cues) >= CARDS:
             return None
         if not self.cues:
             return ("turn", self.seats[0])

@@ -75,6 +75,7 @@ class SpankThePig(Rules):
     SEATS: ClassVar[tuple[int, int]] = (2, 7)
     UNIT: ClassVar[str] = "whammies"
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap", "double")
+    QUIET_ROUNDS: ClassVar[int | None] = 6
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("deck", 72, int_in(2, 1_000_000), "cards in the deck, dealt equally"),
         Option("tempo_ms", 500, int_in(100, 5000), "time between the cadence words"),
@@ -395,7 +396,7 @@ class SpankThePig(Rules):
 
     def next_call(self) -> tuple[str, str | None] | None:
         st = self.status()
-        if st.over or st.race_open or st.awaiting is not None:
+        if st.over or st.race_open:
             return None
         return ("cadence", None)
 

@@ -28,6 +28,11 @@ class Announcer(Protocol):
         """Say phrase `key` as soon as the voice is free (`interrupt`: cut a stale one short)."""
         ...
 
+    def quiet_at(self) -> int | None:
+        """When (µs, the cue's clock) everything asked so far will have been said; None while
+        a phrase is still being rendered (its length is not known yet: ask again soon)."""
+        ...
+
     def describe(self) -> str:
         """One line for `referee doctor`: which output is in use."""
         ...
@@ -52,6 +57,7 @@ class PrintAnnouncer:
         self.quiet = quiet
         # (key, params, when): the latest phrases, for tests and the scoreboard; bounded
         self.said: deque[tuple[str, dict[str, Any], int]] = deque(maxlen=500)
+        self._busy_until = 0  # a printed phrase takes no time; a cadence lasts until its cue
 
     def _words(self, key: str, params: dict[str, Any]) -> Sequence[str]:
         from referee.voice.phrases import words
@@ -63,6 +69,7 @@ class PrintAnnouncer:
         start = self.clock() + self.lead_ms * 1000
         cue = start + tempo_ms * 1000 * (len(words) - 1)
         self.said.append((key, dict(params), cue))
+        self._busy_until = max(self._busy_until, cue)
         if not self.quiet:
             print("  » " + " … ".join(words), file=self.out, flush=True)
         return cue
@@ -71,6 +78,9 @@ class PrintAnnouncer:
         self.said.append((key, dict(params), self.clock()))
         if not self.quiet:
             print("  » " + " ".join(self._words(key, params)), file=self.out, flush=True)
+
+    def quiet_at(self) -> int | None:
+        return max(self._busy_until, self.clock())
 
     def describe(self) -> str:
         return "no speech: phrases are printed"

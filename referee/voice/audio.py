@@ -343,10 +343,14 @@ class RecordingSink:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def start(self) -> None:
+    def start(self, *, thread: bool = True) -> None:
+        """Frame 0 plays now; `thread=False`: the caller plays it with `play_until` (tests on a
+        simulated clock)."""
         if self._thread is not None:
             return
         self._t0 = self.clock()
+        if not thread:
+            return
         self._thread = threading.Thread(target=self._run, name="speech-recording-sink", daemon=True)
         self._thread.start()
 
@@ -355,12 +359,17 @@ class RecordingSink:
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            wait = self.play_until(self.clock())
+            self._stop.wait(wait / 1_000_000)
+
+    def play_until(self, now: int) -> int:
+        """Play every block due by `now` (the thread does this against its clock; a test on a
+        simulated clock calls it itself). Returns µs until the next block is due."""
+        while True:
             frame = self.mixer.next_frame
             due = self.frame_to_us(frame)
-            wait = due - self.clock()
-            if wait > 0:
-                self._stop.wait(wait / 1_000_000)
-                continue
+            if due > now:
+                return due - now
             block = self.mixer.render(self.block, due)
             self._tape.append((frame, block))
 

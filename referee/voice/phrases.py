@@ -69,9 +69,14 @@ ENGLISH: dict[str, list[str]] = {
     "standings": ["{text}"],
     "standing_row": ["{seat}, {count_words}."],  # count_words not capitalised
     "champion": ["{seats} {verb} the champion!"],
+    "co_champions": ["{seats} are co-champions!"],
     "game_over": ["Game over. {text}"],
-    "paused": ["Paused."],
+    "paused": ["Paused. Press your slap button to go on."],
+    "quiet_table": ["Nobody is pressing. Paused. Press your slap button to go on."],
     "resumed": ["Play on."],
+    "ready": ["Press your slap button when you're ready."],
+    "count_in": ["Here we go."],
+    "nothing_to_undo": ["Nothing to undo."],
     # the box
     "stuck": ["{seat}'s {button} button is stuck."],
     "button_check": ["{seat}, {button} button."],
@@ -294,7 +299,8 @@ def table_lines(seats: Sequence[str], language: str = "en") -> list[Line]:
         add(f"turn.{slug(seat)}", "turn", {"seat": seat})
     for key in ("too_close", "nobody", "undone", "unclear", "void", "no_match", "first_card",
                 "ring_empty", "practice", "practice_over", "deal_ring", "remove_set",
-                "last_round", "paused", "resumed"):
+                "last_round", "paused", "resumed", "quiet_table", "ready", "count_in",
+                "nothing_to_undo"):
         add(key, key)
     for need in ("pigs", "doubles", "shout", "match", "claim", "pigs+doubles"):
         question = " ".join(text(f"judge_{n}", None, lang.code) for n in need.split("+"))

@@ -146,6 +146,13 @@ class SpeechAnnouncer:
             self._generation += 1
             self.sink.mixer.cut("say")
 
+    def quiet_at(self) -> int | None:
+        """The engine-clock time the last phrase given so far ends (None: still rendering)."""
+        with self._lock:
+            if self._pending_says or self._reserved:
+                return None
+            return self.sink.frame_to_us(self._free())
+
     def describe(self) -> str:
         o = self.renderer.options
         return (

@@ -72,6 +72,7 @@ def live(mock_factory: Any, tmp_path: Path) -> Iterator[Live]:
     table = Table(default_config(SEATS), db=tmp_path / "referee.db", mock=True, no_speech=True,
                   pin=PIN, out=io.StringIO(), auto=True)
     table.start("spank-the-pig", FAST, resume=False)
+    table.engine.command("start")  # the judge starts play (the Ready step)
     server = serve_in_thread(table, "127.0.0.1", 0)
     try:
         yield Live(table, server)

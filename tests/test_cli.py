@@ -119,6 +119,12 @@ def test_demo_plays_from_the_keyboard_and_export_replays_it(tmp_path: Path) -> N
 
     try:
         read_until(b"Keys:")
+        read_until(b"when you're ready")
+        time.sleep(0.2)
+        assert b"PIG!" not in seen  # nothing is called before the table is ready
+        for key in b"1234":  # every seat's slap: ready (not a game press)
+            os.write(fd, bytes([key]))
+            time.sleep(0.05)
         read_until(b"PIG!")
         time.sleep(0.3)
         for key in b"1234":  # Blue, Red, Green, Yellow slap in that order: Yellow is last

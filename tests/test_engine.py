@@ -50,6 +50,15 @@ class Watcher:
         return self.wait(lambda k, d: k == "ruling" and d["round"] == number)
 
 
+def play_from_ready(engine: Engine, timeout: float = 10.0) -> None:
+    """The judge starts play (the Ready step); returns once the count-in is over."""
+    engine.command("start")
+    deadline = time.monotonic() + timeout
+    while engine.snapshot()["phase"] in ("ready", "count-in"):
+        assert time.monotonic() < deadline, "play never started"
+        time.sleep(0.002)
+
+
 def wait_for_race(engine: Engine, number: int, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -63,7 +72,7 @@ def wait_for_race(engine: Engine, number: int, timeout: float = 10.0) -> None:
 @pytest.fixture
 def table(tmp_path: Path, mock_factory: MockFactory) -> Any:
     t = Table(default_config(["Blue", "Red", "Green"]), db=tmp_path / "table.db",
-              announcer=PrintAnnouncer(io.StringIO(), lead_ms=20), mock=True)
+              announcer=PrintAnnouncer(io.StringIO(), lead_ms=20), mock=True, count_in_ms=20)
     yield t
     t.close()
 
@@ -80,6 +89,7 @@ OPTIONS = {"deck": "9", "tempo_ms": "100", "pause_ms": "60", "window_ms": "600",
 
 def test_a_whole_game_live_then_replayed_gives_the_same_rulings(table: Table) -> None:
     engine = table.start("spank-the-pig", OPTIONS)
+    play_from_ready(engine)
     watch = Watcher(engine)
     # round 1: everyone slaps, Green last
     wait_for_race(engine, 1)
@@ -125,6 +135,7 @@ def test_presses_are_ruled_by_edge_time_while_the_voice_is_busy(table: Table) ->
 
     table.announcer = SlowVoice(io.StringIO(), lead_ms=20)
     engine = table.start("spank-the-pig", OPTIONS)
+    play_from_ready(engine)
     watch = Watcher(engine)
     wait_for_race(engine, 1)
     slap_in_order(table, ["Green", "Blue", "Red"], gap_s=0.003)
@@ -138,6 +149,7 @@ def test_deciding_press_to_ruling_delay_is_reported(table: Table, capsys: Any) -
     """Measures (prints, does not assert a speed) the delay from the deciding press to the ruling."""
     opts = {**OPTIONS, "deck": "30"}
     engine = table.start("spank-the-pig", opts)
+    play_from_ready(engine)
     watch = Watcher(engine)
     delays = []
     for number in range(1, 6):
@@ -157,8 +169,9 @@ def test_a_stopped_game_resumes_and_a_cut_round_is_voided(tmp_path: Path,
                                                          mock_factory: MockFactory) -> None:
     config = default_config(["Blue", "Red", "Green"])
     db = tmp_path / "t.db"
-    first = Table(config, db=db, announcer=PrintAnnouncer(io.StringIO(), lead_ms=20), mock=True)
+    first = Table(config, db=db, announcer=PrintAnnouncer(io.StringIO(), lead_ms=20), mock=True, count_in_ms=20)
     engine = first.start("spank-the-pig", OPTIONS)
+    play_from_ready(engine)
     watch = Watcher(engine)
     wait_for_race(engine, 1)
     slap_in_order(first, ["Blue", "Red", "Green"])
@@ -187,20 +200,25 @@ def test_a_practice_game_stops_after_a_few_rounds_and_stays_out_of_history(
 
     out = io.StringIO()
     t = Table(default_config(["Blue", "Red"]), db=tmp_path / "p.db",
-              announcer=PrintAnnouncer(out, lead_ms=10), mock=True)
+              announcer=PrintAnnouncer(out, lead_ms=10), mock=True, count_in_ms=20)
     engine = t.start("spank-the-pig", {**OPTIONS, "pause_ms": "20", "window_ms": "150"},
                      practice=True)
+    play_from_ready(engine)
     watch = Watcher(engine)
     for number in range(1, PRACTICE_ROUNDS + 1):
         watch.rulings(number)
+    practice_id = engine.game_id
     deadline = time.monotonic() + 5
-    while engine.snapshot()["phase"] != "over" and time.monotonic() < deadline:
+    while engine.game_id == practice_id and time.monotonic() < deadline:
         time.sleep(0.01)
-    time.sleep(0.3)
-    assert engine.snapshot()["phase"] == "over"
-    assert engine.rules.round_count() == PRACTICE_ROUNDS
+    time.sleep(0.3)  # the real game waits at its Ready step: no round starts on its own
+    snap = engine.snapshot()
+    assert snap["phase"] == "ready" and snap["practice"] is False and snap["round"] == 0
     said = out.getvalue()
     assert "Practice round." in said and "Practice over." in said
+    assert "Sudden death" not in said and "champion" not in said  # a practice has neither
+    assert said.index("Practice over.") < said.rindex("Deal ") < said.rindex("when you're ready")
     conn = connect(tmp_path / "p.db", readonly=True)
-    assert games(conn) == [] and len(games(conn, include_practice=True)) == 1
+    played = [g for g in games(conn, include_practice=True) if g["practice"]]
+    assert len(played) == 1 and [g["id"] for g in games(conn)] == [engine.game_id]
     t.close()

@@ -16,13 +16,14 @@ from referee.events import Facts
 from referee.store.database import connect, export_lines
 from referee.store.tablelog import replay
 from referee.voice.announce import PrintAnnouncer
-from tests.test_engine import Watcher
+from tests.test_engine import Watcher, play_from_ready
 
 
 def make_table(tmp_path: Path, seats: list[str]) -> tuple[Table, io.StringIO]:
     out = io.StringIO()
     table = Table(default_config(seats, doubles=False), db=tmp_path / "t.db",
-                  announcer=PrintAnnouncer(out, lead_ms=10), mock=True)
+                  announcer=PrintAnnouncer(out, lead_ms=10), mock=True,
+                  count_in_ms=20)
     return table, out
 
 
@@ -39,6 +40,7 @@ def test_pig_whole_game_is_silent_at_claims_and_replays(tmp_path: Path,
                                                         mock_factory: MockFactory) -> None:
     table, out = make_table(tmp_path, ["Blue", "Red", "Green", "Yellow"])
     engine = table.start("pig", {"window_ms": "1000", "lives": "1"})
+    play_from_ready(engine)
     watch = Watcher(engine)
     time.sleep(0.1)
     said_before = out.getvalue()
@@ -70,6 +72,7 @@ def test_pig_whole_game_is_silent_at_claims_and_replays(tmp_path: Path,
 def test_pig_false_claim_is_judged(tmp_path: Path, mock_factory: MockFactory) -> None:
     table, _ = make_table(tmp_path, ["Blue", "Red", "Green"])
     engine = table.start("pig", {"window_ms": "1000", "lives": "3"})
+    play_from_ready(engine)
     watch = Watcher(engine)
     table.box.press("Blue")  # a claim nobody follows
     watch.wait(lambda k, d: k == "ruling" and d["round"] == 1)
@@ -86,13 +89,18 @@ def test_pigs_tail_whole_game_of_52_flips_replays(tmp_path: Path, mock_factory: 
                                                  take: str) -> None:
     table, out = make_table(tmp_path, ["Blue", "Red"])
     engine = table.start("pigs-tail", {"take": take, "turn_ms": "200", "tempo_ms": "60",
-                                       "window_ms": "120", "tie_us": "1000"})
+                                       "window_ms": "120", "tie_us": "1000", "pause_ms": "20"})
+    play_from_ready(engine)
     watch = Watcher(engine)
     flips = 0
     seen_round = 0
+    breaks = 0
     deadline = time.monotonic() + 60
     while not engine.rules.status().over and time.monotonic() < deadline:
         snap = engine.snapshot()
+        if snap["phase"] == "paused":  # three quiet turns: the table paused by itself
+            breaks += 1
+            engine.command("resume")
         if snap["phase"] == "race" and snap["round"] != seen_round:
             seen_round = snap["round"]
             flips += 1
@@ -106,6 +114,7 @@ def test_pigs_tail_whole_game_of_52_flips_replays(tmp_path: Path, mock_factory: 
                     table.box.press("Red")
         time.sleep(0.002)
     watch.wait(lambda k, d: k == "over", timeout=10)
+    assert breaks > 0 and "Nobody is pressing. Paused." in out.getvalue()
     assert "Blue, … flip!" in out.getvalue() or "Blue," in out.getvalue()
     final = same_as_replay(table)
     assert final["final"] is True

@@ -154,6 +154,7 @@ def test_50_scoreboards_see_every_ruling_in_order_while_8_seats_press(
     table = Table(default_config(SEATS), db=db, mock=True, no_speech=True, pin=PIN,
                   out=io.StringIO())
     table.start("pig", OPTIONS, resume=False)
+    table.engine.command("start")  # the judge starts play (the Ready step)
     server = serve_in_thread(table, "127.0.0.1", 0)
     pages: list[Page] = []
     stop = threading.Event()

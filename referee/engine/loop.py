@@ -392,8 +392,8 @@ class Engine:
             self._publish("state", self.snapshot())
 
     def _over(self, final: dict[str, Any]) -> None:
-        """Game over: said once and shown until a person starts the next game."""
-        self.ended = True
+        """Game over: said once and shown until a person starts the next game (the judge may
+        still correct a round: the standings shown follow, nothing more is said)."""
         self.final = final
         self.rhythm.end()
         self.next_pass_us = None
@@ -598,6 +598,7 @@ class Engine:
             final["final"] = True
             final["winners"] = [r.seat for r in alive if r.score == best]
         self.store.mark(self.game_id, "ended", True)
+        self.ended = True
         self._over(final)
 
     # -- what the scoreboard shows -------------------------------------------------------------
@@ -607,7 +608,7 @@ class Engine:
 
     def phase(self) -> str:
         status = self.rules.status()
-        if self.ended or self.rhythm.phase is Phase.OVER:
+        if self.ended or self.rhythm.phase is Phase.OVER or (status.over and not self.auto):
             return "over"
         shown = self.PHASES.get(self.rhythm.phase) if self.auto else None
         if shown is not None:
@@ -633,7 +634,7 @@ class Engine:
         rules = self.rules
         status = rules.status()
         st = rules.standings()
-        final = self.final
+        final = self.final if self.ended else None  # ended early: the leaders as they stood
         latest = self._shown_round()
         outputs = rules.round_outputs(latest) if latest else []
         return {
@@ -651,8 +652,8 @@ class Engine:
             "rulings": [o.to_json() for o in outputs if isinstance(o, Ruling)],
             "reactions_us": rules.reactions(latest) if latest else {},
             "awaiting": status.awaiting.to_json() if status.awaiting else None,
-            "final": bool(final and final["final"]),
-            "winners": list(final["winners"]) if final else [],
+            "final": bool(final["final"]) if final else st.final,
+            "winners": list(final["winners"]) if final else list(st.winners),
             "options": dict(rules.options),
             "said": self.last_said,
             "cue_word": self.cue_word,

@@ -282,6 +282,7 @@ def _simple(name: str, action: Callable[[], Any]) -> None:
 _simple("undo", lambda: command("feed", event=Undo()))
 _simple("pause", lambda: command("pause"))
 _simple("resume", lambda: command("resume"))
+_simple("start", lambda: command("start"))
 _simple("end", lambda: command("end"))
 _simple("next-round", lambda: command("next_round"))
 _simple("standings", lambda: command("standings"))

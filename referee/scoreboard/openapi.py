@@ -239,7 +239,8 @@ def openapi_document() -> dict[str, Any]:
         "/api/penalty": _action("A judge's penalty with a reason", body="Penalty"),
         "/api/undo": _action("Revert the latest judge action"),
         "/api/pause": _action("Pause: no new rounds"),
-        "/api/resume": _action("Resume"),
+        "/api/resume": _action("Resume after a count-in"),
+        "/api/start": _action("Start play from the Ready step (a count-in first)"),
         "/api/end": _action("End the game now"),
         "/api/next-round": _action("Start the next round now"),
         "/api/standings": _action("Say the standings aloud", ok="Standings"),
@@ -253,7 +254,8 @@ def openapi_document() -> dict[str, Any]:
                           "401": _err("NoPin"), "404": _err("NotFound"),
                           "429": _err("Locked")}}},
     }
-    for path in ("/api/undo", "/api/pause", "/api/resume", "/api/end", "/api/next-round",
+    for path in ("/api/undo", "/api/pause", "/api/resume", "/api/start", "/api/end",
+                 "/api/next-round",
                  "/api/standings"):
         paths[path]["post"]["requestBody"] = {
             "required": False, "content": {"application/json": {"schema": _ref("Empty")}}}

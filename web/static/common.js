@@ -69,7 +69,9 @@ const TR = (() => {
       case "race": return s.quiet ? "Playing" : "Race!";
       case "awaiting": return "Waiting for the judge";
       case "ruled": return s.quiet ? "Playing" : "Ruled";
-      case "paused": return "Paused";
+      case "paused": return "Paused: press a slap button to go on";
+      case "ready": return `Ready? ${(s.ready || []).length} of ${s.seat_order.length} seats`;
+      case "count-in": return "Here we go…";
       case "over": return "Game over";
       default: return s.phase || "";
     }
@@ -134,7 +136,7 @@ const TR = (() => {
     const open = () => {
       source = new EventSource("/api/events");
       source.addEventListener("open", () => { wait = 1000; show("live", true); });
-      for (const kind of ["state", "ruling", "judge", "over", "stuck"]) {
+      for (const kind of ["state", "ruling", "judge", "over", "stuck", "cue"]) {
         source.addEventListener(kind, (e) => {
           let data;
           try { data = JSON.parse(e.data); } catch (err) { return; }

@@ -123,7 +123,8 @@
   function renderControls(s) {
     const running = !!s.game && s.phase !== "over";
     $("pause").textContent = s.phase === "paused" ? "Resume" : "Pause";
-    $("pause").disabled = !running;
+    $("pause").disabled = !running || s.phase === "ready" || s.phase === "count-in";
+    $("start").hidden = s.phase !== "ready";
     $("end").disabled = !running;
     $("next-round").disabled = !running || ["cadence", "race", "awaiting", "paused"].includes(s.phase);
     $("undo").disabled = !s.game;
@@ -172,6 +173,7 @@
   $("pause").addEventListener("click", () =>
     state && state.phase === "paused" ? act("/api/resume", {}, "Resumed") : act("/api/pause", {}, "Paused"));
   $("next-round").addEventListener("click", () => act("/api/next-round", {}, "Next round"));
+  $("start").addEventListener("click", () => act("/api/start", {}, "Starting"));
   $("standings").addEventListener("click", () => act("/api/standings", {}, "Standings said aloud"));
   $("end").addEventListener("click", () => {
     if (confirm("End this game now? The standings as they are become final.")) act("/api/end", {}, "Game ended");

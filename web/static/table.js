@@ -83,6 +83,8 @@
           reaction !== undefined && !s.quiet ? el("span", {class: "react"}, ms(reaction)) : null,
           d ? el("span", {class: "delta " + (d > 0 ? "up" : "down")}, (d > 0 ? "+" : "−") + Math.abs(d)) : null,
           row.out ? el("span", {class: "flag"}, "out") : null,
+          (s.phase === "ready" || s.phase === "over") && (s.ready || []).includes(seat)
+            ? el("span", {class: "flag ready"}, "ready ✓") : null,
           stuck.has(seat) ? el("span", {class: "flag"}, "button stuck") : null));
       return tile;
     });
@@ -162,5 +164,15 @@
     for (const r of data.rulings) if (r.type === "ruling" && r.seat && r.delta) flash.add(r.seat);
   }
 
-  TR.live({state: render, ruling: onRuling});
+  // the cue light: the go-word flashes across the page at its instant, for loud rooms
+  const cueEl = document.getElementById("cue");
+  let cueTimer = null;
+  function onCue(data) {
+    cueEl.textContent = data.word;
+    cueEl.hidden = false;
+    clearTimeout(cueTimer);
+    cueTimer = setTimeout(() => { cueEl.hidden = true; }, 600);
+  }
+
+  TR.live({state: render, ruling: onRuling, cue: onCue});
 })();

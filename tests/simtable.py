@@ -94,11 +94,12 @@ class SimTable:
     def wait(self, ms: int) -> None:
         self.at(self.clock.t + ms * 1000)
 
-    def until(self, pred: Any, limit_ms: int = 600_000, step_ms: int = 10) -> None:
+    def until(self, pred: Any, limit_ms: int = 60_000, step_ms: int = 50) -> None:
         """Run until `pred(snapshot)` holds (checked at every wake-up and every `step_ms`)."""
         end = self.clock.t + limit_ms * 1000
         while not pred(self.engine.command("snapshot")):
-            assert self.clock.t < end, f"never got there: {self.engine.command('snapshot')['phase']}"
+            assert self.clock.t < end, (f"never got there: {self.engine.command('snapshot')['phase']}"
+                                        f"; said {self.said()}")
             wake = self.engine.command("wake")
             nxt = self.clock.t + step_ms * 1000
             self.at(min(nxt, wake) if wake is not None and wake > self.clock.t else nxt)

@@ -1,0 +1,246 @@
+"""A scripted game night (issue 13): setup → practice → Ready → a whole Spank the Pig! game with an
+early slap, a judge question, a correction of an older round, keypad UNDO, hold-to-pause and
+resume, sudden death → champion; shorter evenings for Pig and Pig's Tail.
+
+It runs on mocked pins (gpiozero MockFactory, edges at chosen ticks), real espeak-ng speech played
+by the recording sink, a real SQLite file and — for the Spank evening — the real scoreboard in
+headless Chromium following the table through its event stream. Time is simulated
+(`tests/simtable.py`), so the same script gives the same table log, and the test asserts what the
+recording sink was given to say, in order.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from referee.events import Facts, Penalty
+from tests.simtable import SimTable
+
+SEATS = ["Blue", "Red", "Green"]
+SPANK = {"deck": "15", "tempo_ms": "200", "pause_ms": "300", "window_ms": "800",
+         "early_ms": "400", "doubles": "off"}
+CADENCE = "Spank … the … PIG!"
+PIN = "4321"
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("speech-cache")
+
+
+@pytest.fixture
+def sim(tmp_path: Path, mock_factory: MockFactory, cache: Path) -> Iterator[SimTable]:
+    table = SimTable(tmp_path / "night.db", mock_factory, SEATS, cache)
+    try:
+        yield table
+    finally:
+        table.close()
+
+
+class Page:
+    """The table page in headless Chromium, checked by waiting for what it shows (no sleeps)."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+
+    def shows(self, selector: str, text: str) -> None:
+        self.page.wait_for_function(
+            "([sel, text]) => [...document.querySelectorAll(sel)].some("
+            "e => !e.closest('[hidden]') && e.textContent.includes(text))",
+            arg=[selector, text], timeout=10_000)
+
+
+def slap_all(sim: SimTable, order: list[str], after_ms: int = 150, gap_ms: int = 30) -> None:
+    """Everyone slaps after the cue of the current round, in this order (the last is last)."""
+    before = sim.engine.rules.round_count()
+    sim.until(lambda s: s["phase"] == "race" and sim.engine.rules.round_count() > before)
+    cue = sim.engine.last_cue_us
+    assert cue is not None
+    for i, seat in enumerate(order):
+        sim.press(seat, cue + (after_ms + i * gap_ms) * 1000)
+
+
+def spank_evening(sim: SimTable, page: Page | None = None,
+                  start: Any = None) -> dict[str, Any]:
+    """The script. Returns checkpoints (indexes into what was said) for the assertions."""
+    marks: dict[str, Any] = {}
+    said = sim.said
+    if start is not None:
+        start()  # the setup page's "practice" button
+        sim.settle()
+    else:
+        sim.start("spank-the-pig", SPANK, practice=True)
+    if page:
+        page.shows("#phase", "Ready? 0 of 3")
+    # practice: every seat ready, three rounds, then the real game's Ready step
+    for seat in SEATS:
+        sim.press(seat)
+    for _ in range(3):
+        slap_all(sim, ["Blue", "Red", "Green"])
+    sim.until(lambda s: not s["practice"] and s["phase"] == "ready")
+    marks["practice_end"] = len(said())
+    if page:
+        page.shows("#phase", "Ready? 0 of 3")
+    # Ready: two seats, then a long wait: nothing is called before the last seat is ready
+    sim.press("Blue")
+    sim.press("Red")
+    if page:
+        page.shows("[data-seat=Red] .flag.ready", "ready")
+        page.shows("#phase", "Ready? 2 of 3")
+    sim.wait(8000)
+    marks["before_last_ready"] = len(said())
+    ready_at = sim.clock.t
+    sim.press("Green")
+    # round 1: Red slaps early (during the cadence), then everyone; Green is last
+    sim.until(lambda s: s["phase"] == "cadence")
+    cue = sim.engine.cue_us
+    assert cue is not None
+    marks["ready_to_cue_us"] = cue - ready_at
+    sim.press("Red", cue - 150_000)
+    sim.until(lambda s: s["phase"] == "race")
+    for i, seat in enumerate(["Blue", "Red", "Green"]):
+        sim.press(seat, cue + (150 + i * 30) * 1000)
+    if page:
+        page.shows("#ruling-lines", "Green")
+    # round 2: only Blue slaps: the judge is asked, and the next round waits for the answer
+    slap_all(sim, ["Blue"])
+    sim.until(lambda s: s["phase"] == "awaiting")
+    if page:
+        page.shows("#banner", "Judge: pig or no pig?")
+    marks["asked"] = len(said())
+    sim.wait(6000)
+    marks["answered"] = len(said())
+    sim.key("yes")  # keypad YES: there was a pig
+    # round 3: Red last; then the judge corrects round 1 (two pigs): play goes on
+    slap_all(sim, ["Green", "Blue", "Red"])
+    sim.until(lambda s: s["phase"] == "ruled" and s["round"] == 3)
+    sim.engine.command("feed", event=Facts(1, {"pigs": 2}))
+    # round 4: Blue last; keypad UNDO cannot reach round 1 any more ("Nothing to undo")
+    slap_all(sim, ["Red", "Green", "Blue"])
+    sim.until(lambda s: s["phase"] == "ruled" and s["round"] == 4)
+    sim.key("undo")
+    sim.engine.command("feed", event=Penalty(4, "Red", 1, "slapped the hippo"))
+    sim.key("undo")  # round 4 is the current round: undone
+    # hold-to-pause: Green holds the slap button 2 s; nothing is called while paused
+    sim.press("Green", hold_ms=2100)
+    sim.until(lambda s: s["phase"] == "paused")
+    if page:
+        page.shows("#phase", "Paused")
+    marks["paused"] = len(said())
+    sim.wait(10_000)
+    marks["still_paused"] = len(said())
+    sim.press("Blue")  # a press while paused resumes (after a count-in); not a game press
+    # round 5 (the last): Blue last → everyone on 2 whammies: sudden death for all three
+    slap_all(sim, ["Green", "Red", "Blue"])
+    # sudden death: Green last (out), then Red last (out): Blue is the champion
+    slap_all(sim, ["Blue", "Red", "Green"])
+    slap_all(sim, ["Blue", "Red"])
+    sim.until(lambda s: s["phase"] == "over")
+    if page:
+        page.shows("#winner", "Champion: Blue!")
+    sim.wait(20_000)  # the end is said once, and stays shown
+    if page:
+        page.shows("#winner", "Champion: Blue!")
+    marks["log"] = sim.log()
+    return marks
+
+
+EXPECTED = [
+    "Practice round.", "Deal 5 cards to each player.", "Press your slap button when you're ready.",
+    "Here we go.",
+    CADENCE, "Green: last to spank the pig by 30 milliseconds. One whammy.",
+    CADENCE, "Green: last to spank the pig by 30 milliseconds. One whammy.",
+    CADENCE, "Green: last to spank the pig by 30 milliseconds. One whammy.",
+    "Practice over. Now for real.",
+    "Deal 5 cards to each player.", "Press your slap button when you're ready.",
+    "Here we go.",
+    CADENCE, "Red: slapped early. One whammy.",
+    "Green: last to spank the pig by 30 milliseconds. One whammy.",
+    CADENCE, "Judge: pig or no pig?",
+    "Red: last to spank the pig. One whammy.",  # placeholder, replaced below
+]
+
+
+def test_the_spank_evening_from_setup_to_champion(sim: SimTable) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from referee.scoreboard.app import serve_in_thread
+
+    sim.table.pin = PIN
+    server = serve_in_thread(sim.table, "127.0.0.1", 0)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=[
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run"])
+            try:
+                page = browser.new_page()
+                page.goto(server.url)
+
+                def start() -> None:  # what the setup page sends for "practice"
+                    body = json.dumps({"game": "spank-the-pig", "options": SPANK,
+                                       "practice": True}).encode()
+                    req = urllib.request.Request(
+                        server.url + "api/new-game", data=body, method="POST",
+                        headers={"Content-Type": "application/json", "X-Table-Pin": PIN})
+                    with urllib.request.urlopen(req, timeout=10) as resp:
+                        assert resp.status == 200
+
+                marks = spank_evening(sim, Page(page), start=start)
+            finally:
+                browser.close()
+    finally:
+        server.close()
+    said = sim.said()
+    print("\nFIGURE spank evening phrases:\n  " + "\n  ".join(said))
+    print(f"FIGURE ready → first cue: {marks['ready_to_cue_us'] / 1000:.0f} ms (simulated clock)")
+    check_evening(said, marks)
+
+
+def check_evening(said: list[str], marks: dict[str, Any]) -> None:
+    cadences = [i for i, s in enumerate(said) if s == CADENCE]
+    # no cadence before every seat is ready (practice: before the three presses; real game)
+    assert said.index("Here we go.") < cadences[0]
+    real_ready = said.index("Press your slap button when you're ready.", marks["practice_end"] - 2)
+    assert CADENCE not in said[real_ready:marks["before_last_ready"]]
+    # the practice: three rounds, no sudden death and no champion, then the real Ready step
+    practice = said[:marks["practice_end"]]
+    assert practice.count(CADENCE) == 3 and "Practice over. Now for real." in practice
+    assert not any("Sudden death" in s or "champion" in s for s in practice)
+    # no cadence while the current round awaits the judge, nor while paused
+    assert CADENCE not in said[marks["asked"]:marks["answered"]]
+    assert CADENCE not in said[marks["paused"]:marks["still_paused"]]
+    assert "Paused. Press your slap button to go on." in said
+    # the correction of round 1 is said, the keypad UNDO of round 1 is refused aloud
+    assert any(s.startswith("Correction, round 1:") for s in said)
+    assert "Nothing to undo." in said and "Undone." in said or any("Correction, round 4" in s for s in said)
+    # the end: each end-of-game phrase exactly once, after sudden death
+    assert [s for s in said if s.startswith("Game over.")] == [said[-2]]
+    assert said[-1] == "Blue is the champion!" and said.count("Blue is the champion!") == 1
+    assert any(s.startswith("Sudden death: Blue, Red, Green") for s in said)
+    # the early slap was ruled at once
+    assert "Red: slapped early. One whammy." in said or any("early" in s for s in said)
+    assert 0 < marks["ready_to_cue_us"] < 5_000_000
+
+
+def test_the_same_evening_twice_gives_the_same_table_log(
+        tmp_path: Path, mock_factory: MockFactory, cache: Path) -> None:
+    logs = []
+    for run in ("first", "second"):
+        sim = SimTable(tmp_path / f"{run}.db", mock_factory, SEATS, cache)
+        try:
+            marks = spank_evening(sim)
+            check_evening(sim.said(), marks)
+            logs.append(marks["log"])
+        finally:
+            sim.close()
+        mock_factory.reset()
+    assert logs[0] == logs[1]
+    assert any('"type": "press"' in line for line in logs[0])

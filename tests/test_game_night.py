@@ -107,13 +107,14 @@ def spank_evening(sim: SimTable, page: Page | None = None,
     sim.until(lambda s: s["phase"] == "race")
     for i, seat in enumerate(["Blue", "Red", "Green"]):
         sim.press(seat, cue + (150 + i * 30) * 1000)
+    sim.until(lambda s: s["phase"] == "ruled")
     if page:
         page.shows("#ruling-lines", "Green")
     # round 2: only Blue slaps: the judge is asked, and the next round waits for the answer
     slap_all(sim, ["Blue"])
     sim.until(lambda s: s["phase"] == "awaiting")
     if page:
-        page.shows("#banner", "Judge: pig or no pig?")
+        page.shows("#banner", "Round 2 waits for the judge")
     marks["asked"] = len(said())
     sim.wait(6000)
     marks["answered"] = len(said())
@@ -126,7 +127,8 @@ def spank_evening(sim: SimTable, page: Page | None = None,
     slap_all(sim, ["Red", "Green", "Blue"])
     sim.until(lambda s: s["phase"] == "ruled" and s["round"] == 4)
     sim.key("undo")
-    sim.engine.command("feed", event=Penalty(4, "Red", 1, "slapped the hippo"))
+    sim.engine.command("feed", event=Penalty(4, "Blue", 1, "slapped the hippo"))
+    sim.settle()
     sim.key("undo")  # round 4 is the current round: undone
     # hold-to-pause: Green holds the slap button 2 s; nothing is called while paused
     sim.press("Green", hold_ms=2100)
@@ -152,19 +154,28 @@ def spank_evening(sim: SimTable, page: Page | None = None,
     return marks
 
 
+R30 = "last to spank the pig by 30 milliseconds. One whammy."
 EXPECTED = [
     "Practice round.", "Deal 5 cards to each player.", "Press your slap button when you're ready.",
     "Here we go.",
-    CADENCE, "Green: last to spank the pig by 30 milliseconds. One whammy.",
-    CADENCE, "Green: last to spank the pig by 30 milliseconds. One whammy.",
-    CADENCE, "Green: last to spank the pig by 30 milliseconds. One whammy.",
-    "Practice over. Now for real.",
+    CADENCE, f"Green: {R30}", CADENCE, f"Green: {R30}", CADENCE, f"Green: {R30}",
+    "Practice over. Now for real.",  # no sudden death, no champion: the real game's Ready step
     "Deal 5 cards to each player.", "Press your slap button when you're ready.",
-    "Here we go.",
-    CADENCE, "Red: slapped early. One whammy.",
-    "Green: last to spank the pig by 30 milliseconds. One whammy.",
-    CADENCE, "Judge: pig or no pig?",
-    "Red: last to spank the pig. One whammy.",  # placeholder, replaced below
+    "Here we go.",  # after the last seat's ready press
+    CADENCE, "Red: slap too early. One whammy.", f"Green: {R30}",
+    CADENCE, "Judge: pig or no pig?", "Too close to call.",  # held until the keypad YES
+    CADENCE, f"Red: {R30}",
+    "Correction, round 1: Red +1; Green +2",  # an older round corrected: play goes on
+    CADENCE, f"Blue: {R30}", "Last round!",
+    "Nothing to undo.",  # keypad UNDO cannot reach round 1 from round 4
+    "Correction, round 4: Blue +1; Blue +1", "Correction, round 4: Blue +1",  # penalty, undone
+    "Paused. Press your slap button to go on.",  # Green held the slap button for 2 s
+    "Here we go.",  # Blue's press resumed
+    CADENCE, f"Blue: {R30}", "Sudden death: Blue, Red, Green.",
+    CADENCE, f"Green: {R30}", "Sudden death: Blue, Red.",
+    CADENCE, f"Red: {R30}",
+    "Game over. Blue, two whammies. Red, three whammies. Green, three whammies.",
+    "Blue is the champion!",
 ]
 
 
@@ -205,6 +216,7 @@ def test_the_spank_evening_from_setup_to_champion(sim: SimTable) -> None:
 
 
 def check_evening(said: list[str], marks: dict[str, Any]) -> None:
+    assert said == EXPECTED
     cadences = [i for i, s in enumerate(said) if s == CADENCE]
     # no cadence before every seat is ready (practice: before the three presses; real game)
     assert said.index("Here we go.") < cadences[0]

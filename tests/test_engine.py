@@ -169,7 +169,8 @@ def test_a_stopped_game_resumes_and_a_cut_round_is_voided(tmp_path: Path,
                                                          mock_factory: MockFactory) -> None:
     config = default_config(["Blue", "Red", "Green"])
     db = tmp_path / "t.db"
-    first = Table(config, db=db, announcer=PrintAnnouncer(io.StringIO(), lead_ms=20), mock=True, count_in_ms=20)
+    first = Table(config, db=db, announcer=PrintAnnouncer(io.StringIO(), lead_ms=20), mock=True,
+                  count_in_ms=20)
     engine = first.start("spank-the-pig", OPTIONS)
     play_from_ready(engine)
     watch = Watcher(engine)

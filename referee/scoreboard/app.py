@@ -222,10 +222,16 @@ class WebServer:
 
         self.app = create_app(table)
         self.map: dict[Any, Any] = {}
-        self.server: Any = create_server(
-            self.app, map=self.map, host=host, port=port, threads=threads,
-            connection_limit=max(200, threads * 3), channel_timeout=60, ident="table-referee",
-            asyncore_use_poll=True, clear_untrusted_proxy_headers=True)
+        try:
+            self.server: Any = create_server(
+                self.app, map=self.map, host=host, port=port, threads=threads,
+                connection_limit=max(200, threads * 3), channel_timeout=60,
+                ident="table-referee", asyncore_use_poll=True, clear_untrusted_proxy_headers=True)
+        except BaseException:  # a port in use: leave nothing open behind the one-line error
+            from waitress import wasyncore
+
+            wasyncore.close_all(self.map)
+            raise
         listen = getattr(self.server, "effective_listen", None)
         self.port: int = int(getattr(self.server, "effective_port", 0) or (listen or [(0, port)])[0][1])
         self.host = host

@@ -108,6 +108,8 @@ def drive(table, engine, inbox, snap):
         table.submit(JudgeKey(0, key))
         mark("JUDGED", number, key)
 
+    if snap["phase"] == "ready":  # the Ready step (issue 13): the judge starts play
+        table.submit(JudgeKey(0, "yes"))
     if snap["awaiting"]:
         judge(snap["awaiting"]["round"])
     while True:

@@ -62,17 +62,21 @@ def make_announcer(config: TableConfig, *, no_speech: bool, out: TextIO) -> Anno
 
 
 def unfinished_game(store: Store, game: str, seats: tuple[str, ...]) -> int | None:
-    """The latest real game of these seats that is neither over nor ended, and was played (a
-    row that a failed start left behind, or a practice game, is never taken for it)."""
+    """The latest real game of these seats that is neither over nor ended. One that was played
+    comes before an empty row (left behind by a failed start of an older version, or a stop
+    during the Ready step); practice games and other tables' games are passed over."""
     conn = store.conn
+    empty: int | None = None
     for row in reversed(games(conn)):
         if row["game"] != game or tuple(row["seats"]) != seats:
             continue
         if marks(conn, row["id"], "over") or marks(conn, row["id"], "ended"):
-            return None  # the latest game of these seats is finished: a fresh one starts
+            break  # the latest game of these seats is finished: nothing older is resumed
         if any(True for _ in events(conn, row["id"])):
             return int(row["id"])
-    return None
+        if empty is None:
+            empty = int(row["id"])
+    return empty
 
 
 class Table:

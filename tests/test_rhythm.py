@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import io
 import socket
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from gpiozero.pins.mock import MockFactory
 
 from referee.cli import main as cli
 from referee.cli.table import Table, unfinished_game
+from referee.clock import now_us
 from referee.config import default_config
 from referee.engine.rhythm import Decision, Pace, Phase, Rhythm, View
-from referee.events import Press
-from referee.store.database import Store, connect, games
+from referee.events import JudgeKey, Press, Undo
+from referee.store.database import Store, connect, export_lines, games
 from referee.voice.announce import PrintAnnouncer
 
 
@@ -63,7 +66,7 @@ def test_a_failed_start_says_and_writes_nothing_and_play_resumes_the_real_game(
     db = tmp_path / "t.db"
     seats = ("Blue", "Red", "Green")
     table = Table(default_config(list(seats)), db=db, announcer=PrintAnnouncer(io.StringIO()),
-                  mock=True, count_in_ms=10)
+                  mock=True)
     engine = table.start("spank-the-pig", {"doubles": "off"})
     engine.command("feed", event=Press(1, "Blue"))  # the real game has begun
     real = engine.game_id
@@ -90,11 +93,110 @@ def test_a_failed_start_says_and_writes_nothing_and_play_resumes_the_real_game(
     store.close()
 
 
+# -- the defects of issue 13, each as a user meets it (real clock, mocked pins) -------------------
+
+FAST = {"tempo_ms": "100", "pause_ms": "50", "window_ms": "300", "doubles": "off"}
+
+
+def live_table(tmp_path: Path, seats: list[str]) -> tuple[Table, io.StringIO, PrintAnnouncer]:
+    out = io.StringIO()
+    voice = PrintAnnouncer(out, lead_ms=10)
+    return Table(default_config(seats), db=tmp_path / "live.db", announcer=voice,
+                 mock=True), out, voice
+
+
+def wait(pred: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def cadences(voice: PrintAnnouncer) -> list[int]:
+    return [t for key, _, t in list(voice.said) if key == "spank"]
+
+
+def play_round(table: Table, voice: PrintAnnouncer, order: list[str]) -> None:
+    engine = table.engine
+    assert engine is not None
+    before = len(cadences(voice))
+    wait(lambda: len(cadences(voice)) > before and engine.snapshot()["phase"] == "race")
+    for seat in order:
+        table.box.press(seat)
+        time.sleep(0.004)
+    number = engine.rules.round_count()
+    wait(lambda: engine.snapshot()["phase"] != "race" and number in engine.announced)
+
+
+def test_nothing_is_called_before_every_seat_is_ready(
+        tmp_path: Path, mock_factory: MockFactory) -> None:
+    table, out, voice = live_table(tmp_path, ["Blue", "Red"])
+    try:
+        table.start("spank-the-pig", FAST)
+        time.sleep(1.0)
+        assert cadences(voice) == []  # before: "Spank… the… PIG!" 0.3 s after launch
+        table.box.press("Blue")
+        time.sleep(0.5)
+        assert cadences(voice) == []
+        table.box.press("Red")
+        ready_at = now_us()
+        wait(lambda: bool(cadences(voice)))
+        assert cadences(voice)[0] - ready_at >= 1_500_000  # the count-in
+        said = out.getvalue()
+        assert said.index("Deal") < said.index("when you're ready") < said.index("PIG!")
+        assert table.engine is not None and table.engine.rules.round_count() == 1
+        assert not any('"press"' in line for line in export_lines(
+            connect(tmp_path / "live.db", readonly=True)))  # ready presses are not game presses
+    finally:
+        table.close()
+
+
+def test_the_end_is_said_once_and_stays_shown(tmp_path: Path, mock_factory: MockFactory) -> None:
+    table, out, voice = live_table(tmp_path, ["Blue", "Red"])
+    try:
+        engine = table.start("spank-the-pig", {**FAST, "deck": "2"})
+        table.submit(JudgeKey(0, "yes"))  # the judge starts play from the keypad
+        play_round(table, voice, ["Blue", "Red"])  # Red last: Blue is the champion
+        wait(lambda: engine.snapshot()["phase"] == "over")
+        time.sleep(1.5)  # before: "Blue is the champion!" again every step
+        said = out.getvalue()
+        assert said.count("Blue is the champion!") == 1 and said.count("Game over.") == 1
+        snap = engine.snapshot()
+        assert snap["phase"] == "over" and snap["winners"] == ["Blue"]
+        assert len(cadences(voice)) == 1  # and nothing starts on its own
+    finally:
+        table.close()
+
+
+def test_an_older_question_does_not_hold_play_and_keypad_undo_stops_at_the_previous_round(
+        tmp_path: Path, mock_factory: MockFactory) -> None:
+    table, out, voice = live_table(tmp_path, ["Blue", "Red"])
+    try:
+        engine = table.start("spank-the-pig", {**FAST, "deck": "12"})
+        table.submit(JudgeKey(0, "yes"))
+        play_round(table, voice, ["Blue"])  # round 1: only Blue: the judge is asked
+        assert engine.snapshot()["phase"] == "awaiting"
+        time.sleep(0.4)
+        assert len(cadences(voice)) == 1  # the current round's question holds the next round
+        table.submit(JudgeKey(0, "yes"))
+        play_round(table, voice, ["Blue", "Red"])  # round 2
+        play_round(table, voice, ["Red", "Blue"])  # round 3
+        table.submit(JudgeKey(0, "undo"))  # round 1's answer is too old for the keypad
+        wait(lambda: "Nothing to undo." in out.getvalue())
+        assert len(engine.rules.judge_log) == 1
+        engine.command("feed", event=Undo())  # the judge panel can: round 1 asks again
+        assert engine.snapshot()["awaiting"]["round"] == 1
+        play_round(table, voice, ["Blue", "Red"])  # … and play goes on meanwhile
+        assert engine.rules.round_count() == 4
+    finally:
+        table.close()
+
+
 def test_ending_early_with_tied_leaders_names_co_champions(
         tmp_path: Path, mock_factory: MockFactory) -> None:
     out = io.StringIO()
     table = Table(default_config(["Blue", "Red", "Green"]), db=tmp_path / "e.db",
-                  announcer=PrintAnnouncer(out), mock=True, count_in_ms=10)
+                  announcer=PrintAnnouncer(out), mock=True)
     try:
         engine = table.start("spank-the-pig", {"doubles": "off"})
         snap = engine.command("end")

@@ -52,6 +52,17 @@ class SimTable:
         self.table = Table(default_config(seats, doubles=doubles), db=db, announcer=self.voice,
                            mock=True, clock=self.clock, count_in_ms=count_in_ms,
                            out=io.StringIO())
+        self.latch_up: list[int] = []  # when the LED chain latched new bits (the LEDs change)
+        latch = self.table.box._chain["latch"].pin
+        change = latch._change_state
+
+        def record(value: Any) -> bool:
+            changed: bool = change(value)
+            if changed and value:
+                self.latch_up.append(self.clock.t)
+            return changed
+
+        latch._change_state = record
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.table.subscribe(lambda kind, data: self.events.append((kind, data)))
 

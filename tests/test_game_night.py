@@ -151,6 +151,8 @@ def spank_evening(sim: SimTable, page: Page | None = None,
     if page:
         page.shows("#winner", "Champion: Blue!")
     marks["log"] = sim.log()
+    marks["cues"] = [c.cue_us for c in sim.voice.cues]
+    marks["latch"] = list(sim.latch_up)
     return marks
 
 
@@ -194,6 +196,10 @@ def test_the_spank_evening_from_setup_to_champion(sim: SimTable) -> None:
             try:
                 page = browser.new_page()
                 page.goto(server.url)
+                page.evaluate("""() => { window.flashes = [];
+                  const cue = document.getElementById("cue");
+                  new MutationObserver(() => { if (!cue.hidden) window.flashes.push(cue.textContent); })
+                    .observe(cue, {attributes: true, childList: true}); }""")
 
                 def start() -> None:  # what the setup page sends for "practice"
                     body = json.dumps({"game": "spank-the-pig", "options": SPANK,
@@ -205,6 +211,9 @@ def test_the_spank_evening_from_setup_to_champion(sim: SimTable) -> None:
                         assert resp.status == 200
 
                 marks = spank_evening(sim, Page(page), start=start)
+                cadences = sim.said().count(CADENCE)
+                page.wait_for_function(f"window.flashes.length >= {cadences}")
+                assert set(page.evaluate("window.flashes")) == {"PIG!"}  # the page flashed it
             finally:
                 browser.close()
     finally:
@@ -217,6 +226,9 @@ def test_the_spank_evening_from_setup_to_champion(sim: SimTable) -> None:
 
 def check_evening(said: list[str], marks: dict[str, Any]) -> None:
     assert said == EXPECTED
+    # the cue light: the seat LEDs latch on at each go-word's instant, on the audio clock
+    assert len(marks["cues"]) == said.count(CADENCE)
+    assert set(marks["cues"]) <= set(marks["latch"])
     cadences = [i for i, s in enumerate(said) if s == CADENCE]
     # no cadence before every seat is ready (practice: before the three presses; real game)
     assert said.index("Here we go.") < cadences[0]
@@ -256,3 +268,90 @@ def test_the_same_evening_twice_gives_the_same_table_log(
         mock_factory.reset()
     assert logs[0] == logs[1]
     assert any('"type": "press"' in line for line in logs[0])
+
+
+# -- shorter evenings: Pig (lives 3, co-winners) and Pig's Tail (both take modes) ------------------
+
+
+def ready_all(sim: SimTable, seats: list[str]) -> None:
+    sim.until(lambda s: s["phase"] == "ready")
+    for seat in seats:
+        sim.press(seat)
+
+
+def test_a_pig_evening_with_three_lives_ends_with_co_winners(
+        tmp_path: Path, mock_factory: MockFactory, cache: Path) -> None:
+    sim = SimTable(tmp_path / "pig.db", mock_factory, SEATS, cache)
+    try:
+        sim.start("pig", {"lives": "3", "window_ms": "2000", "pause_ms": "300"})
+        ready_all(sim, SEATS)
+        sim.until(lambda s: "Pass!" in sim.said())  # ready opens the passing
+        for _ in range(3):  # Blue claims, Red follows, Green is caught napping: P, I, G
+            sim.wait(1000)
+            sim.press("Blue")
+            sim.wait(100)
+            sim.press("Red")
+            sim.wait(2500)
+        sim.until(lambda s: s["phase"] == "over")
+        sim.wait(20_000)
+        said = sim.said()
+        print("\nFIGURE pig evening phrases:\n  " + "\n  ".join(said))
+        lost = "Green: last to touch the nose. One life lost."
+        assert said == [
+            "Use the aces, twos and threes: one set of four per player. Deal four cards to each "
+            "player.", "Four of a kind? Quietly touch your nose.",
+            "Press your slap button when you're ready.", "Here we go.",
+            "Pass!",  # ready opens the passing; no cadence after it
+            lost, "Green: P.", lost, "Green: P, I.", lost,
+            "Game over. Blue, zero lives lost. Red, zero lives lost. Green, three lives lost.",
+            "Blue and Red are co-champions!"]  # said once, however long the table waits
+        snap = sim.engine.command("snapshot")
+        assert snap["winners"] == ["Blue", "Red"] and snap["phase"] == "over"
+    finally:
+        sim.close()
+
+
+@pytest.mark.parametrize("take", ["flipper", "slowest"])
+def test_a_pigs_tail_evening_flips_to_the_end_and_pauses_when_quiet(
+        tmp_path: Path, mock_factory: MockFactory, cache: Path, take: str) -> None:
+    seats = ["Blue", "Red"]
+    sim = SimTable(tmp_path / "tail.db", mock_factory, seats, cache)
+    try:
+        sim.start("pigs-tail", {"take": take, "turn_ms": "600", "tempo_ms": "100",
+                                "window_ms": "300", "pause_ms": "200"})
+        ready_all(sim, seats)
+        breaks = 0
+        for turn in range(1, 53):
+            before = sim.engine.rules.round_count()
+            sim.until(lambda s, before=before: s["phase"] in ("race", "paused")
+                      and (s["phase"] == "paused" or sim.engine.rules.round_count() > before))
+            if sim.engine.command("snapshot")["phase"] == "paused":
+                breaks += 1
+                assert turn == 16  # three quiet turns (13-15): the table paused itself
+                said = len(sim.said())
+                sim.wait(10_000)
+                assert len(sim.said()) == said  # nothing is called while paused
+                sim.press("Blue")  # a press resumes; it is not a tap
+                sim.until(lambda s, before=before: s["phase"] == "race"
+                          and sim.engine.rules.round_count() > before)
+            cue = sim.engine.last_cue_us
+            assert cue is not None
+            if turn % 3 == 0 and turn not in (15,) and turn > 1:
+                if take == "flipper":
+                    sim.press(seats[(turn - 1) % 2], cue + 150_000)  # the flipper claims
+                else:
+                    sim.press("Blue", cue + 150_000)
+                    sim.press("Red", cue + 200_000)  # Red is slowest: takes the pile
+        sim.until(lambda s: s["phase"] == "over")
+        sim.wait(10_000)
+        said = sim.said()
+        assert breaks == 1 and said.count("Nobody is pressing. Paused. Press your slap button "
+                                          "to go on.") == 1
+        assert said[:3] == ["Shuffle all fifty-two cards and lay them face down in a ring.",
+                            "Press your slap button when you're ready.", "Here we go."]
+        assert said[3] == "Blue, … flip!"  # ready leads to the first flip call
+        assert sum(1 for s in said if s.endswith("flip!")) == 52
+        assert len([s for s in said if s.startswith("Game over.")]) == 1
+        assert said[-1].endswith("the champion!") or said[-1].endswith("co-champions!")
+    finally:
+        sim.close()

@@ -450,6 +450,7 @@ def test_every_operation_fuzzed_from_the_openapi_document(live: dict[str, Any]) 
 # ================================================================================================
 
 STATE_CHANGING = ["/api/facts", "/api/penalty", "/api/undo", "/api/pause", "/api/resume",
+                  "/api/start",
                   "/api/end", "/api/next-round", "/api/standings", "/api/new-game", "/api/press",
                   "/api/pin"]
 SAMPLE_BODIES: dict[str, Any] = {

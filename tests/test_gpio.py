@@ -17,7 +17,7 @@ from gpiozero.pins.mock import MockFactory
 from referee.capture.gpio import ButtonBox
 from referee.clock import now_us
 from referee.config import SeatConfig, TableConfig, default_config
-from referee.events import ButtonReleased, ButtonStuck, JudgeKey, Press
+from referee.events import ButtonHeld, ButtonReleased, ButtonStuck, JudgeKey, Press
 
 BLUE, RED = 4, 17  # default slap pins of seats 1 and 2
 YES, NO, UNDO = 16, 9, 7
@@ -141,8 +141,8 @@ def test_long_hold_is_reported_by_check_stuck(make_box, mock_factory, q):
     box = make_box()
     pin = mock_factory.pin(BLUE)
     pin.drive(False, at(box, 0))
-    box.check_stuck(us(box, 9_999))
-    assert events(q) == [Press(us(box, 0), "Blue")]
+    box.check_stuck(us(box, 9_999))  # held 2 s and more: hold-to-pause (issue 13)
+    assert events(q) == [Press(us(box, 0), "Blue"), ButtonHeld("Blue", "slap", us(box, 2_000))]
     box.check_stuck(us(box, 10_000))
     box.check_stuck(us(box, 10_500))
     assert events(q) == [ButtonStuck("Blue", "slap", us(box, 10_000), us(box, 0))]

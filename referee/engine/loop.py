@@ -114,7 +114,7 @@ class Engine:
             count_in_us=self.count_in_us,
             pause_us=int(rules.options.get("pause_ms", 4000)) * 1000,
             quiet_rounds=rules.QUIET_ROUNDS if self.auto else None,
-            round_limit=PRACTICE_ROUNDS if practice else None), ready=ready)
+            round_limit=PRACTICE_ROUNDS if practice else None), ready=ready and self.auto)
         self.ended = False  # over, or ended by the judge: nothing more is fed or said
         self.final: dict[str, Any] | None = None  # the final standings line, once over
         self.cue_us: int | None = None  # the coming cue's time, until it has passed
@@ -610,8 +610,8 @@ class Engine:
         status = self.rules.status()
         if self.ended or self.rhythm.phase is Phase.OVER or (status.over and not self.auto):
             return "over"
-        shown = self.PHASES.get(self.rhythm.phase) if self.auto else None
-        if shown is not None:
+        shown = self.PHASES.get(self.rhythm.phase)
+        if shown is not None and (self.auto or shown == "paused"):
             return shown
         if self._current_awaits() or (not self.auto and status.awaiting is not None):
             return "awaiting"

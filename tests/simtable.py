@@ -53,7 +53,18 @@ class SimTable:
                            mock=True, clock=self.clock, count_in_ms=count_in_ms,
                            out=io.StringIO())
         self.latch_up: list[int] = []  # when the LED chain latched new bits (the LEDs change)
-        latch = self.table.box._chain["latch"].pin
+        self._watched: Any = None
+        self._watch_latch()
+        self.events: list[tuple[str, dict[str, Any]]] = []
+        self.table.subscribe(lambda kind, data: self.events.append((kind, data)))
+
+    def _watch_latch(self) -> None:
+        """Record the LED chain's latch edges (again after the setup page reopens the box)."""
+        box = self.table.box
+        if box is self._watched:
+            return
+        self._watched = box
+        latch = box._chain["latch"].pin
         change = latch._change_state
 
         def record(value: Any) -> bool:
@@ -63,8 +74,6 @@ class SimTable:
             return changed
 
         latch._change_state = record
-        self.events: list[tuple[str, dict[str, Any]]] = []
-        self.table.subscribe(lambda kind, data: self.events.append((kind, data)))
 
     @property
     def engine(self) -> Engine:
@@ -80,6 +89,7 @@ class SimTable:
 
     def settle(self) -> None:
         """Let the engine act at the current time until it has nothing more to do now."""
+        self._watch_latch()
         for _ in range(4):
             self.voice.idle(30.0)
             self.sink.play_until(self.clock.t)

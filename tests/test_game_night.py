@@ -11,8 +11,6 @@ recording sink was given to say, in order.
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -151,6 +149,9 @@ def spank_evening(sim: SimTable, page: Page | None = None,
     if page:
         page.shows("#winner", "Champion: Blue!")
     marks["log"] = sim.log()
+    rate = sim.sink.samplerate
+    marks["played"] = [(r.label, r.kind, r.t_us, r.t_us + round(len(r.samples) * 1e6 / rate))
+                       for r in sim.sink.records]
     marks["cues"] = [c.cue_us for c in sim.voice.cues]
     marks["latch"] = list(sim.latch_up)
     return marks
@@ -195,20 +196,26 @@ def test_the_spank_evening_from_setup_to_champion(sim: SimTable) -> None:
                 "--disable-component-update", "--disable-sync", "--no-first-run"])
             try:
                 page = browser.new_page()
-                page.goto(server.url)
-                page.evaluate("""() => { window.flashes = [];
-                  const cue = document.getElementById("cue");
-                  new MutationObserver(() => { if (!cue.hidden) window.flashes.push(cue.textContent); })
-                    .observe(cue, {attributes: true, childList: true}); }""")
+                page.set_default_timeout(10_000)
+                page.goto(server.url + "setup")
 
-                def start() -> None:  # what the setup page sends for "practice"
-                    body = json.dumps({"game": "spank-the-pig", "options": SPANK,
-                                       "practice": True}).encode()
-                    req = urllib.request.Request(
-                        server.url + "api/new-game", data=body, method="POST",
-                        headers={"Content-Type": "application/json", "X-Table-Pin": PIN})
-                    with urllib.request.urlopen(req, timeout=10) as resp:
-                        assert resp.status == 200
+                def start() -> None:  # the setup page: a practice game of Spank the Pig!
+                    page.select_option("#game", "spank-the-pig")
+                    page.check("#practice")
+                    for name, value in SPANK.items():
+                        if name == "doubles":
+                            page.select_option("#opt-doubles", value)
+                        else:
+                            page.fill(f"#opt-{name}", value)
+                    page.click("#start")
+                    page.locator("#pin-dialog").wait_for(state="visible")
+                    page.fill("#pin-input", PIN)
+                    page.click("#pin-form button[type=submit]")
+                    page.wait_for_url(server.url)  # on to the table page
+                    page.evaluate("""() => { window.flashes = [];
+                      const cue = document.getElementById("cue");
+                      new MutationObserver(() => { if (!cue.hidden) window.flashes.push(cue.textContent); })
+                        .observe(cue, {attributes: true, childList: true}); }""")
 
                 marks = spank_evening(sim, Page(page), start=start)
                 cadences = sim.said().count(CADENCE)
@@ -226,6 +233,15 @@ def test_the_spank_evening_from_setup_to_champion(sim: SimTable) -> None:
 
 def check_evening(said: list[str], marks: dict[str, Any]) -> None:
     assert said == EXPECTED
+    # pace: each cadence starts the pause (300 ms, here also the count-in) after the end of the
+    # last phrase said before it — after the spoken ruling, not after the decision
+    gaps = []
+    spoken_until = 0
+    for label, kind, start, end in marks["played"]:
+        if kind == "cadence" and spoken_until:
+            gaps.append(start - spoken_until)
+        spoken_until = max(spoken_until, end)
+    assert gaps and all(300_000 <= gap <= 320_000 for gap in gaps), gaps
     # the cue light: the seat LEDs latch on at each go-word's instant, on the audio clock
     assert len(marks["cues"]) == said.count(CADENCE)
     assert set(marks["cues"]) <= set(marks["latch"])

@@ -237,7 +237,7 @@ def check_evening(said: list[str], marks: dict[str, Any]) -> None:
     # last phrase said before it — after the spoken ruling, not after the decision
     gaps = []
     spoken_until = 0
-    for label, kind, start, end in marks["played"]:
+    for _label, kind, start, end in marks["played"]:
         if kind == "cadence" and spoken_until:
             gaps.append(start - spoken_until)
         spoken_until = max(spoken_until, end)
@@ -302,12 +302,17 @@ def test_a_pig_evening_with_three_lives_ends_with_co_winners(
         sim.start("pig", {"lives": "3", "window_ms": "2000", "pause_ms": "300"})
         ready_all(sim, SEATS)
         sim.until(lambda s: "Pass!" in sim.said())  # ready opens the passing
-        for _ in range(3):  # Blue claims, Red follows, Green is caught napping: P, I, G
+        for i in range(3):  # Blue claims, Red follows, Green is caught napping: P, I, G
             sim.wait(1000)
             sim.press("Blue")
             sim.wait(100)
             sim.press("Red")
             sim.wait(2500)
+            if i == 0:  # a break from the judge panel; Green's press resumes the passing
+                sim.engine.command("pause")
+                sim.wait(5000)
+                sim.press("Green")
+                sim.until(lambda s: sim.said().count("Pass!") == 2)  # after the count-in
         sim.until(lambda s: s["phase"] == "over")
         sim.wait(20_000)
         said = sim.said()
@@ -318,11 +323,15 @@ def test_a_pig_evening_with_three_lives_ends_with_co_winners(
             "player.", "Four of a kind? Quietly touch your nose.",
             "Press your slap button when you're ready.", "Here we go.",
             "Pass!",  # ready opens the passing; no cadence after it
-            lost, "Green: P.", lost, "Green: P, I.", lost,
+            lost, "Green: P.",
+            "Paused. Press your slap button to go on.", "Here we go.", "Pass!",
+            lost, "Green: P, I.", lost,
             "Game over. Blue, zero lives lost. Red, zero lives lost. Green, three lives lost.",
             "Blue and Red are co-champions!"]  # said once, however long the table waits
         snap = sim.engine.command("snapshot")
         assert snap["winners"] == ["Blue", "Red"] and snap["phase"] == "over"
+        presses = [line for line in sim.log() if '"type": "press"' in line]
+        assert len(presses) == 6 and "Green" not in "".join(presses)  # ready, resume: no claims
     finally:
         sim.close()
 

@@ -82,9 +82,9 @@ def _has_double(table: Any, seat: str) -> bool:
 def run_keyboard(table: Any) -> None:
     engine = table.engine
     doubles = engine.rules.options.get("doubles") == "buttons"
-    print(help_text(list(engine.rules.seats), doubles), file=table.out, flush=True)
     fd = sys.stdin.fileno()
-    with cbreak(fd):
+    with cbreak(fd):  # keys typed once the help shows are never flushed away
+        print(help_text(list(engine.rules.seats), doubles), file=table.out, flush=True)
         while True:
             data = os.read(fd, 1)
             if not data or not handle_key(table, data.decode(errors="ignore").lower()):

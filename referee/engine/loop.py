@@ -103,6 +103,7 @@ class Engine:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._stuck_check_us = 0
+        self.presses_not_played = 0  # ready and resume presses, presses in a count-in
         self._begin(rules, game_id, practice=practice, ready=ready)
 
     def _begin(self, rules: Rules, game_id: int, *, practice: bool, ready: bool) -> None:
@@ -258,7 +259,9 @@ class Engine:
         what = self.rhythm.press(press.seat, press.t_us)
         if what == "game":
             self.feed(press)
-        elif what == "ready":
+            return
+        self.presses_not_played += 1
+        if what == "ready":
             if self.leds is not None:
                 self.leds.led(press.seat, True)
             if self.rhythm.all_ready():

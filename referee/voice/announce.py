@@ -75,12 +75,14 @@ class PrintAnnouncer:
         return cue
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
-        self.said.append((key, dict(params), self.clock()))
+        now = self.clock()
+        self.said.append((key, dict(params), now))
+        self._busy_until = max(self._busy_until, now)
         if not self.quiet:
             print("  » " + " ".join(self._words(key, params)), file=self.out, flush=True)
 
     def quiet_at(self) -> int | None:
-        return max(self._busy_until, self.clock())
+        return self._busy_until
 
     def describe(self) -> str:
         return "no speech: phrases are printed"

@@ -209,6 +209,7 @@ class Mixer:
         self.samplerate = samplerate
         self.lock = threading.Lock()
         self.next_frame = 0  # the first frame not yet rendered
+        self.last_end = 0  # the frame after the last sample given so far (past ones included)
         self._items: list[Scheduled] = []
         self._ident = 0
         self.on_start: Callable[[Scheduled], None] | None = None  # first sample rendered
@@ -222,6 +223,7 @@ class Mixer:
             item = Scheduled(self._ident, label, samples, frame, kind, marks=sorted(marks))
             item.late = max(0, self.next_frame - frame)
             self._items.append(item)
+            self.last_end = max(self.last_end, item.end)
         if self.on_schedule is not None:
             self.on_schedule(item)
         return item
@@ -247,6 +249,7 @@ class Mixer:
                     keep.append(item)
             dropped = len(self._items) - len(keep)
             self._items = keep
+            self.last_end = max([i.end for i in keep], default=min(self.last_end, self.next_frame))
             return dropped
 
     def render(self, n: int, t_us: int | None = None) -> Samples:

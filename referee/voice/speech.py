@@ -151,7 +151,7 @@ class SpeechAnnouncer:
         with self._lock:
             if self._pending_says or self._reserved:
                 return None
-            return self.sink.frame_to_us(self._free())
+            return self.sink.frame_to_us(self.sink.mixer.last_end)
 
     def describe(self) -> str:
         o = self.renderer.options

@@ -380,3 +380,30 @@ def test_a_pigs_tail_evening_flips_to_the_end_and_pauses_when_quiet(
         assert said[-1].endswith("the champion!") or said[-1].endswith("co-champions!")
     finally:
         sim.close()
+
+
+def test_ready_to_the_first_cue_at_the_default_pace(
+        tmp_path: Path, mock_factory: MockFactory, cache: Path) -> None:
+    """The closing figure: from the last seat's ready press to "PIG!" with every default."""
+    sim = SimTable(tmp_path / "pace.db", mock_factory, SEATS, cache, count_in_ms=1500)
+    try:
+        sim.start("spank-the-pig", {"doubles": "off"})
+        sim.wait(30_000)  # the cards are dealt (and the deal said) before anyone presses
+        for seat in SEATS:
+            sim.press(seat)
+        ready_at = sim.clock.t - 40_000  # the last press's edge (it was held 40 ms)
+        sim.until(lambda s: s["phase"] == "cadence")
+        cue = sim.engine.cue_us
+        assert cue is not None
+        rate = sim.sink.samplerate
+        count_in = next(r for r in sim.sink.records if r.label == "Here we go.")
+        cadence = next(r for r in sim.sink.records if r.label == CADENCE)
+        said_until = count_in.t_us + round(len(count_in.samples) * 1e6 / rate)
+        assert 1_500_000 <= cadence.t_us - said_until <= 1_510_000  # the count-in, after speech
+        print(f"\nFIGURE ready → first cue (defaults: count-in 1500 ms, tempo 500 ms): "
+              f"{(cue - ready_at) / 1000:.0f} ms = 'Here we go.' "
+              f"{(said_until - count_in.t_us) / 1000:.0f} ms + count-in 1500 ms + cadence to "
+              f"'PIG!' {(cue - cadence.t_us) / 1000:.0f} ms")
+        assert 2_500_000 <= cue - ready_at <= 4_500_000
+    finally:
+        sim.close()

@@ -268,3 +268,51 @@ def test_a_quiet_table_pauses_itself_after_six_rounds_without_a_press(
         assert not any('"press"' in line for line in lines)
     finally:
         table.close()
+
+
+def test_after_the_end_a_person_starts_the_next_game(
+        tmp_path: Path, mock_factory: MockFactory) -> None:
+    table, out, voice = live_table(tmp_path, ["Blue", "Red"])
+    try:
+        engine = table.start("spank-the-pig", FAST)
+        first = engine.game_id
+        engine.command("end")
+        time.sleep(0.3)
+        assert engine.snapshot()["phase"] == "over" and out.getvalue().count("Deal") == 1
+        table.box.press("Blue")
+        time.sleep(0.2)
+        snap = engine.snapshot()
+        assert snap["phase"] == "over" and snap["ready"] == ["Blue"]  # one seat is not enough
+        table.box.press("Red")  # every seat ready again: the next game, from its Ready step
+        wait(lambda: engine.snapshot()["game_id"] != first)
+        snap = engine.snapshot()
+        assert snap["phase"] == "ready" and snap["round"] == 0 and out.getvalue().count("Deal") == 2
+        engine.command("end")
+        table.submit(JudgeKey(0, "yes"))  # or the keypad's YES
+        wait(lambda: engine.snapshot()["phase"] == "ready")
+        assert out.getvalue().count("Deal") == 3 and cadences(voice) == []
+    finally:
+        table.close()
+
+
+def test_the_judge_panel_starts_play_and_pause_is_refused_in_the_ready_step(
+        tmp_path: Path, mock_factory: MockFactory) -> None:
+    from referee.scoreboard.app import create_app
+
+    table, out, voice = live_table(tmp_path, ["Blue", "Red"])
+    table.pin = "1234"
+    try:
+        table.start("spank-the-pig", FAST)
+        client = create_app(table).test_client()
+        headers = {"X-Table-Pin": "1234"}
+        resp = client.post("/api/pause", json={}, headers=headers)
+        assert resp.status_code == 400 and "nothing to pause" in resp.get_json()["error"]
+        state = client.get("/api/state").get_json()
+        assert state["phase"] == "ready" and state["ready"] == []
+        resp = client.post("/api/start", json={}, headers=headers)
+        assert resp.status_code == 200 and resp.get_json()["phase"] == "count-in"
+        wait(lambda: bool(cadences(voice)))
+        resp = client.post("/api/start", json={}, headers=headers)
+        assert resp.status_code == 400 and "nothing to start" in resp.get_json()["error"]
+    finally:
+        table.close()

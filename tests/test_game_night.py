@@ -65,6 +65,18 @@ def slap_all(sim: SimTable, order: list[str], after_ms: int = 150, gap_ms: int =
         sim.press(seat, cue + (after_ms + i * gap_ms) * 1000)
 
 
+def held(sim: SimTable, page: Page | None, phase: str, where: str, shown: str,
+         ms: int) -> tuple[int, int]:
+    """Run until the table holds in `phase` (the page showing it), then `ms` more: how many
+    phrases had been said at both ends (nothing may be called in between)."""
+    sim.until(lambda s: s["phase"] == phase)
+    if page:
+        page.shows(where, shown)
+    first = len(sim.said())
+    sim.wait(ms)
+    return first, len(sim.said())
+
+
 def spank_evening(sim: SimTable, page: Page | None = None,
                   start: Any = None) -> dict[str, Any]:
     """The script. Returns checkpoints (indexes into what was said) for the assertions."""
@@ -110,32 +122,25 @@ def spank_evening(sim: SimTable, page: Page | None = None,
         page.shows("#ruling-lines", "Green")
     # round 2: only Blue slaps: the judge is asked, and the next round waits for the answer
     slap_all(sim, ["Blue"])
-    sim.until(lambda s: s["phase"] == "awaiting")
-    if page:
-        page.shows("#banner", "Round 2 waits for the judge")
-    marks["asked"] = len(said())
-    sim.wait(6000)
-    marks["answered"] = len(said())
+    marks["asked"], marks["answered"] = held(sim, page, "awaiting", "#banner",
+                                             "Round 2 waits for the judge", 6000)
     sim.key("yes")  # keypad YES: there was a pig
     # round 3: Red last; then the judge corrects round 1 (two pigs): play goes on
-    slap_all(sim, ["Green", "Blue", "Red"])
-    sim.until(lambda s: s["phase"] == "ruled" and s["round"] == 3)
-    sim.engine.command("feed", event=Facts(1, {"pigs": 2}))
-    # round 4: Blue last; keypad UNDO cannot reach round 1 any more ("Nothing to undo")
-    slap_all(sim, ["Red", "Green", "Blue"])
-    sim.until(lambda s: s["phase"] == "ruled" and s["round"] == 4)
-    sim.key("undo")
+    for order, judged in ((["Green", "Blue", "Red"], Facts(1, {"pigs": 2})),
+                          # round 4: Blue last; the keypad cannot reach round 1 any more
+                          (["Red", "Green", "Blue"], None)):
+        slap_all(sim, order)
+        number = sim.engine.rules.round_count()
+        sim.until(lambda s, number=number: s["phase"] == "ruled" and s["round"] == number)
+        if judged is not None:
+            sim.engine.command("feed", event=judged)
+    sim.key("undo")  # "Nothing to undo"
     sim.engine.command("feed", event=Penalty(4, "Blue", 1, "slapped the hippo"))
     sim.settle()
     sim.key("undo")  # round 4 is the current round: undone
     # hold-to-pause: Green holds the slap button 2 s; nothing is called while paused
     sim.press("Green", hold_ms=2100)
-    sim.until(lambda s: s["phase"] == "paused")
-    if page:
-        page.shows("#phase", "Paused")
-    marks["paused"] = len(said())
-    sim.wait(10_000)
-    marks["still_paused"] = len(said())
+    marks["paused"], marks["still_paused"] = held(sim, page, "paused", "#phase", "Paused", 10_000)
     sim.press("Blue")  # a press while paused resumes (after a count-in); not a game press
     # round 5 (the last): Blue last → everyone on 2 whammies: sudden death for all three
     slap_all(sim, ["Green", "Red", "Blue"])

@@ -16,6 +16,7 @@ from referee.cli import main as cli
 from referee.cli.table import Table, unfinished_game
 from referee.clock import now_us
 from referee.config import default_config
+from referee.engine.loop import Engine
 from referee.engine.rhythm import Decision, Pace, Phase, Rhythm, View
 from referee.events import ButtonHeld, JudgeKey, Press, Undo
 from referee.store.database import Store, connect, export_lines, games
@@ -107,6 +108,14 @@ def live_table(tmp_path: Path, seats: list[str]) -> tuple[Table, io.StringIO, Pr
                  mock=True), out, voice
 
 
+def started(tmp_path: Path, deck: str) -> tuple[Table, io.StringIO, PrintAnnouncer, Engine]:
+    """Two seats of Spank the Pig!, started from the keypad (YES) at the Ready step."""
+    table, out, voice = live_table(tmp_path, ["Blue", "Red"])
+    engine = table.start("spank-the-pig", {**FAST, "deck": deck})
+    table.submit(JudgeKey(0, "yes"))
+    return table, out, voice, engine
+
+
 def wait(pred: Callable[[], bool], timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not pred():
@@ -173,10 +182,8 @@ def test_the_end_is_said_once_and_stays_shown(tmp_path: Path, mock_factory: Mock
 
 def test_an_older_question_does_not_hold_play_and_keypad_undo_stops_at_the_previous_round(
         tmp_path: Path, mock_factory: MockFactory) -> None:
-    table, out, voice = live_table(tmp_path, ["Blue", "Red"])
+    table, out, voice, engine = started(tmp_path, "12")
     try:
-        engine = table.start("spank-the-pig", {**FAST, "deck": "12"})
-        table.submit(JudgeKey(0, "yes"))
         play_round(table, voice, ["Blue"])  # round 1: only Blue: the judge is asked
         assert engine.snapshot()["phase"] == "awaiting"
         time.sleep(0.4)
@@ -235,10 +242,8 @@ def test_hold_to_pause_is_two_seconds_of_a_seat_button(
 
 def test_keypad_no_pauses_after_the_round_in_hand_and_yes_resumes(
         tmp_path: Path, mock_factory: MockFactory) -> None:
-    table, out, voice = live_table(tmp_path, ["Blue", "Red"])
+    table, out, voice, engine = started(tmp_path, "20")
     try:
-        engine = table.start("spank-the-pig", {**FAST, "deck": "20"})
-        table.submit(JudgeKey(0, "yes"))
         wait(lambda: engine.snapshot()["phase"] == "race")
         table.submit(JudgeKey(0, "no"))  # no question asked: NO pauses, once the race is done
         wait(lambda: "Paused. Press your slap button" in out.getvalue())
@@ -255,10 +260,8 @@ def test_keypad_no_pauses_after_the_round_in_hand_and_yes_resumes(
 
 def test_a_quiet_table_pauses_itself_after_six_rounds_without_a_press(
         tmp_path: Path, mock_factory: MockFactory) -> None:
-    table, out, voice = live_table(tmp_path, ["Blue", "Red"])
+    table, out, voice, engine = started(tmp_path, "40")
     try:
-        engine = table.start("spank-the-pig", {**FAST, "deck": "40"})
-        table.submit(JudgeKey(0, "yes"))
         wait(lambda: engine.snapshot()["phase"] == "paused", timeout=20)
         assert len(cadences(voice)) == 6  # before: rounds every pause for an empty table
         assert "Nobody is pressing. Paused." in out.getvalue()

@@ -149,6 +149,8 @@ def test_nothing_is_called_before_every_seat_is_ready(
         table.box.press("Blue")
         time.sleep(0.5)
         assert cadences(voice) == []
+        assert table.box._chain_bits == 0b01  # Blue's LED is lit: ready
+        assert table.engine is not None and table.engine.snapshot()["ready"] == ["Blue"]
         table.box.press("Red")
         ready_at = now_us()
         engine = table.engine

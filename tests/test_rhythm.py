@@ -78,11 +78,15 @@ def test_a_failed_start_says_and_writes_nothing_and_play_resumes_the_real_game(
     busy.bind(("127.0.0.1", 0))
     busy.listen()
     port = busy.getsockname()[1]
+    fresh = tmp_path / "never.db"
     try:
         code = cli.main(["play", "spank-the-pig", "--mock", "--no-speech", "--new", "--db",
                          str(db), "--seats", ",".join(seats), "--port", str(port)])
+        assert cli.main(["play", "spank-the-pig", "--mock", "--no-speech", "--db", str(fresh),
+                         "--port", str(port)]) == 2
     finally:
         busy.close()
+    assert not fresh.exists()  # the port is checked before the database is even made
     assert code == 2
     out = capsys.readouterr()  # type: ignore[attr-defined]
     assert "Deal" not in out.out and "»" not in out.out and "cannot serve" in out.err

@@ -101,19 +101,29 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
         raise UsageError(str(exc)) from None
     # Every check comes before the first word and the first log line: a start that fails
     # (port in use, bad host, unwritable database) says and writes nothing.
-    table = Table(config, db=args.db, mock=args.mock or demo, no_speech=args.no_speech,
-                  pin=args.pin)
+    sock = None
+    if not args.no_web:
+        from referee.scoreboard.app import listen_on
+
+        try:
+            sock = listen_on(host, port)
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise UsageError(f"cannot serve the scoreboard on {host}:{port}: {reason}; "
+                             f"choose another --port or --host") from None
+    try:
+        table = Table(config, db=args.db, mock=args.mock or demo, no_speech=args.no_speech,
+                      pin=args.pin)
+    except BaseException:
+        if sock is not None:
+            sock.close()
+        raise
     server = None
     try:
-        if not args.no_web:
+        if sock is not None:
             from referee.scoreboard.app import serve_in_thread
 
-            try:
-                server = serve_in_thread(table, host, port)
-            except (OSError, ValueError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-                raise UsageError(f"cannot serve the scoreboard on {host}:{port}: {reason}; "
-                                 f"choose another --port or --host") from None
+            server = serve_in_thread(table, host, port, sock=sock)
         out = table.out
         print(f"Table Referee {__version__}: {cls.TITLE} for "
               f"{', '.join(s.name for s in config.seats)}", file=out)
@@ -128,6 +138,8 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
     except BaseException:
         if server is not None:
             server.close()
+        elif sock is not None:
+            sock.close()
         table.close()
         raise
     try:

@@ -10,6 +10,7 @@ never a traceback. Templates and static files ship in `web/` (inside the wheel: 
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 from collections.abc import Callable
 from functools import cache
@@ -217,16 +218,19 @@ def create_app(table: Any, *, clock: Any = None) -> Flask:
 class WebServer:
     """waitress in a daemon thread; `close()` ends the event streams and stops it."""
 
-    def __init__(self, table: Any, host: str, port: int, *, threads: int = THREADS) -> None:
+    def __init__(self, table: Any, host: str, port: int, *, threads: int = THREADS,
+                 sock: socket.socket | None = None) -> None:
         from waitress import create_server
 
         self.app = create_app(table)
         self.map: dict[Any, Any] = {}
+        where: dict[str, Any] = {"sockets": [sock]} if sock else {"host": host, "port": port}
         try:
             self.server: Any = create_server(
-                self.app, map=self.map, host=host, port=port, threads=threads,
+                self.app, map=self.map, threads=threads,
                 connection_limit=max(200, threads * 3), channel_timeout=60,
-                ident="table-referee", asyncore_use_poll=True, clear_untrusted_proxy_headers=True)
+                ident="table-referee", asyncore_use_poll=True, clear_untrusted_proxy_headers=True,
+                **where)
         except BaseException:  # a port in use: leave nothing open behind the one-line error
             from waitress import wasyncore
 
@@ -252,5 +256,25 @@ class WebServer:
         self.thread.join(timeout=2)
 
 
-def serve_in_thread(table: Any, host: str = "127.0.0.1", port: int = 8000) -> WebServer:
-    return WebServer(table, host, port)
+def listen_on(host: str, port: int) -> socket.socket:
+    """Bind and listen before anything else is made: a busy port or a bad host is found before
+    the referee says a word or writes a line (OSError / ValueError with the reason)."""
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ValueError(f"no such address ({exc})") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+        sock.listen(1024)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve_in_thread(table: Any, host: str = "127.0.0.1", port: int = 8000,
+                    sock: socket.socket | None = None) -> WebServer:
+    return WebServer(table, host, port, sock=sock)

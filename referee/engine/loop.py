@@ -621,7 +621,8 @@ class Engine:
         if status.race_open and getattr(self.rules, "SILENT_RACE", False):
             return "ruled" if self._shown_round() else "setup"  # a claim is never revealed
         if status.race_open:
-            return "cadence" if self.cue_us is not None and self.now() < self.cue_us else "race"
+            cue = self.cue_us  # read once: another thread may be asking
+            return "cadence" if cue is not None and self.now() < cue else "race"
         if self.rhythm.phase is Phase.PAUSING:
             return "paused"
         return "ruled" if status.round else "setup"

@@ -167,8 +167,6 @@ def _check(config: TableConfig) -> None:
         if seat.name.casefold() in names:
             raise ConfigError(f"seat name {seat.name!r} is used twice; give each seat its own name")
         names[seat.name.casefold()] = seat.name
-        if seat.slap is None:
-            raise ConfigError(f"seat {seat.name} has no slap pin; give it one, e.g. slap = 4")
         if not isinstance(seat.colour, str) or not _COLOUR.fullmatch(seat.colour):
             raise ConfigError(
                 f"colour {seat.colour!r} of seat {seat.name} is not a #rrggbb colour; e.g. #1f6feb"
@@ -396,6 +394,9 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
             raise ConfigError(f'name = "" in {where} is empty; give the seat a name, e.g. '
                               f'name = "{DEFAULT_SEATS[i][0]}"')
         name = clean_text(name, f"name in {where}", MAX_NAME)
+        if raw.get("slap") is None:
+            raise ConfigError(f"{where} ({name}) has no slap pin; give it one, e.g. slap = "
+                              f"{DEFAULT_WIRING.slap[i]}")
         by_name = dict(DEFAULT_SEATS).get(name, DEFAULT_SEATS[i][1])
         seats.append(
             SeatConfig(

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gpiozero import LED, Device, DigitalOutputDevice
-from gpiozero.pins.mock import MockFactory, MockPin, PinState
+from gpiozero.pins.mock import MockFactory, MockPin
 
 from referee.clock import now_us
 from referee.config import JUDGE_SEAT, TableConfig
@@ -346,4 +346,5 @@ class BoundedMockPin(MockPin):  # type: ignore[misc]
     KEEP = 64
 
     def clear_states(self) -> None:
-        self.states: deque[Any] = deque([PinState(0.0, self._state)], maxlen=self.KEEP)
+        super().clear_states()
+        self.states: deque[Any] = deque(self.states, maxlen=self.KEEP)

@@ -214,6 +214,8 @@ class Engine:
             self._check(event)
         except RulesError as exc:
             raise ValueError(str(exc)) from None
+        if self.storage_full:  # refused until the judge resumes on a disk with room again
+            raise StorageFull(self.storage_full)
         try:
             self.store.append(self.game_id, event)
         except StorageFull as exc:  # not logged, so not acted on: the press or fact is refused

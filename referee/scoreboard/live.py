@@ -25,6 +25,10 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+# the table itself (a kiosk browser on the Pi, its own tools) is not a guest: its streams are not
+# capped per address (the table-wide cap still holds)
+THIS_MACHINE = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+
 HEARTBEAT_S = 15.0
 QUEUE_SIZE = 256
 RETRY_MS = 2000
@@ -114,7 +118,8 @@ class Hub:
         with self._lock:
             if self.closed or len(self.clients) >= self.max_streams:
                 return None
-            if sum(1 for c in self.clients if c.address == address) >= self.per_address:
+            if (address not in THIS_MACHINE
+                    and sum(1 for c in self.clients if c.address == address) >= self.per_address):
                 return None
             client = Client(address)
             self.clients = (*self.clients, client)

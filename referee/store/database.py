@@ -80,6 +80,17 @@ def storage_error(path: Path, exc: BaseException) -> StoreError:
     return StoreError(f"database {str(path)!r}: {text}; check the disk and its permissions")
 
 
+MIN_FREE_BYTES = 256 * 1024  # room for a few thousand events and SQLite's shared-memory file
+
+
+def free_bytes(folder: Path) -> int:
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return MIN_FREE_BYTES  # cannot tell: let the first write say
+    return st.f_bavail * st.f_frsize
+
+
 class WriterLock:
     """An exclusive lock on a database, held by the one process that writes it.
 
@@ -103,9 +114,12 @@ class WriterLock:
             raise DatabaseBusy(f"database {str(path)!r} is in use by another referee "
                                f"({printable(holder)}); stop it first, or give another --db"
                                ) from None
-        os.ftruncate(self.fd, 0)
         command = " ".join(sys.argv) or sys.executable
-        os.pwrite(self.fd, f"pid {os.getpid()}: {command}\n".encode(errors="replace"), 0)
+        try:
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, f"pid {os.getpid()}: {command}\n".encode(errors="replace"), 0)
+        except OSError:
+            pass  # a full disk: the lock holds all the same, only the holder goes unnamed
 
     def release(self) -> None:
         if self.fd >= 0:
@@ -174,6 +188,9 @@ class Store:
             raise StoreError(f"database {str(self.path)!r}: {exc.strerror}; check the path and "
                              f"its permissions") from None
         self.writer = WriterLock(self.path)  # before anything is written
+        if free_bytes(self.path.parent) < MIN_FREE_BYTES:  # say so now, not mid-round
+            self.writer.release()
+            raise StorageFull(f"database {str(self.path)!r}: {FULL_MESSAGE}")
         try:
             self.conn = connect(self.path)
         except BaseException:

@@ -15,13 +15,12 @@ import os
 import random
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,26 +31,7 @@ from referee.config import default_config
 from referee.events import GameStart
 from referee.scoreboard.app import WebServer, serve_in_thread
 from referee.store.database import Store, connect
-
-REFEREE = [sys.executable, "-m", "referee.cli.main"]
-PIN = "482913"
-SEATS = ["Blue", "Red", "Green", "Yellow"]
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 15.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.hostile_support import PIN, REFEREE, SEATS, free_port, one_line_error, wait_for
 
 
 def http(port: int, method: str, path: str, body: Any = None) -> tuple[int, Any]:
@@ -73,14 +53,6 @@ def counts(db: Path) -> tuple[int, int, int]:
                      for t in ("games", "events", "marks"))
     finally:
         conn.close()
-
-
-def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout[-500:], proc.stderr[-2000:])
-    assert "Traceback" not in proc.stderr + proc.stdout
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    return lines[0]
 
 
 def can_unshare() -> bool:

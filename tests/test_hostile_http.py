@@ -12,7 +12,7 @@ import json
 import shutil
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,20 +23,9 @@ from referee.config import default_config
 from referee.scoreboard import history
 from referee.scoreboard.app import WebServer, serve_in_thread
 from referee.scoreboard.pin import PinGuard
+from tests.hostile_support import PIN, SEATS, wait_for
 
-PIN = "482913"
-SEATS = ["Blue", "Red", "Green", "Yellow"]
 FAST = {"tempo_ms": 100, "window_ms": 300, "pause_ms": 100, "tie_us": 1}
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 10.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("timed out waiting")
 
 
 @pytest.fixture

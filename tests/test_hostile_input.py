@@ -10,7 +10,6 @@ import io
 import json
 import re
 import subprocess
-import sys
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,10 +21,8 @@ from flask.testing import FlaskClient
 from referee.cli.table import Table
 from referee.config import default_config
 from referee.scoreboard.app import create_app
+from tests.hostile_support import PIN, REFEREE, SEATS, one_line_error
 
-REFEREE = [sys.executable, "-m", "referee.cli.main"]
-PIN = "482913"
-SEATS = ["Blue", "Red", "Green", "Yellow"]
 ZOE_NFC = unicodedata.normalize("NFC", "Zoë")
 ZOE_NFD = unicodedata.normalize("NFD", "Zoë")
 
@@ -33,15 +30,6 @@ ZOE_NFD = unicodedata.normalize("NFD", "Zoë")
 def run(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*REFEREE, *args], capture_output=True, text=True, timeout=timeout,
                           stdin=subprocess.DEVNULL)
-
-
-def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout[-300:], proc.stderr[-1500:])
-    assert "Traceback" not in proc.stderr + proc.stdout
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert all(c.isprintable() for c in lines[0]), lines[0]  # no raw ESC/NUL on the console
-    return lines[0]
 
 
 def play(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

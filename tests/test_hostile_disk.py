@@ -317,3 +317,10 @@ def test_sigterm_finishes_the_round_checkpoints_and_exits_0(tmp_path: Path) -> N
     cues = sum(1 for b in bodies if b.get("type") == "cue")
     assert cues and cues in ruled  # the round in play was finished and ruled before the exit
     assert not any(b.get("void") for b in bodies)  # and nothing is left to void at restart
+
+
+def test_the_service_does_not_restart_in_a_loop_on_a_one_line_error() -> None:
+    unit = (Path(__file__).resolve().parent.parent / "hardware" / "table-referee.service").read_text()
+    assert "RestartPreventExitStatus=2" in unit  # a full disk exits 2: systemd must not loop
+    stop_s = int(unit.split("TimeoutStopSec=")[1].split()[0])
+    assert stop_s > 5 + 5  # the finishing round (5 s at most) and the checkpoint fit in

@@ -143,6 +143,11 @@ def test_the_page_polls_the_state_when_no_stream_is_free(
             assert table.engine is not None
             table.engine.command("pause")
             wait_for(lambda: page.locator("#phase").inner_text() == "Paused")
+            # someone guesses the PIN from many addresses: the page says so
+            for i in range(15):
+                request(server.port, "POST", "/api/pin", source=f"127.0.6.{i + 1}",
+                        headers={"X-Table-Pin": f"{i:06d}"})
+            wait_for(lambda: "guessing the table PIN" in page.locator("#alert").inner_text())
         finally:
             browser.close()
 

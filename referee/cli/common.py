@@ -29,6 +29,8 @@ def table_config(args: argparse.Namespace, game: str | None = None) -> TableConf
 
 def check_speech(config: TableConfig) -> None:
     """[speech] values are checked whether or not the table will speak (--no-speech too)."""
+    if not config.speech:
+        return  # nothing to check, and no need to load the speech code (and numpy) for it
     from referee.voice.tts import SpeechError, SpeechOptions
 
     try:

@@ -394,9 +394,6 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
             raise ConfigError(f'name = "" in {where} is empty; give the seat a name, e.g. '
                               f'name = "{DEFAULT_SEATS[i][0]}"')
         name = clean_text(name, f"name in {where}", MAX_NAME)
-        if raw.get("slap") is None:
-            raise ConfigError(f"{where} ({name}) has no slap pin; give it one, e.g. slap = "
-                              f"{DEFAULT_WIRING.slap[i]}")
         by_name = dict(DEFAULT_SEATS).get(name, DEFAULT_SEATS[i][1])
         seats.append(
             SeatConfig(
@@ -407,6 +404,10 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
                 led=_opt_int(raw, "led", where),
             )
         )
+    for i, seat in enumerate(seats):  # after every seat's keys were checked
+        if seat.slap is None:
+            raise ConfigError(f"seat {i + 1} ({seat.name}) has no slap pin; give it one, e.g. "
+                              f"slap = {DEFAULT_WIRING.slap[i]}")
     judge = leds = None
     if "judge" in data:
         judge = JudgeKeys(**_pin_group(data, "judge", ("yes", "no", "undo")))

@@ -324,3 +324,12 @@ def test_the_service_does_not_restart_in_a_loop_on_a_one_line_error() -> None:
     assert "RestartPreventExitStatus=2" in unit  # a full disk exits 2: systemd must not loop
     stop_s = int(unit.split("TimeoutStopSec=")[1].split()[0])
     assert stop_s > 5 + 5  # the finishing round (5 s at most) and the checkpoint fit in
+
+
+def test_the_storage_full_phrase_is_rendered_before_the_disk_fills() -> None:
+    from referee.voice.phrases import table_lines, text
+
+    said = text("storage_full", {})
+    assert "Storage is full" in said
+    # rendered at start with the table's other phrases: saying it needs no room on the disk
+    assert said in [line.text for line in table_lines(SEATS)]

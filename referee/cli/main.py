@@ -7,6 +7,7 @@ the fix, and exit status 2 — never a traceback.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from typing import Any
 from referee import __version__
 from referee.cli.common import UsageError, table_config
 from referee.cli.table import HardwareError
-from referee.config import ConfigError
+from referee.config import ConfigError, check_pin
 from referee.rules.base import REGISTRY, RulesError, rules_for
 from referee.store.database import StoreError, connect, export_lines
 from referee.store.tablelog import LogError, dumps, replay
@@ -94,6 +95,7 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
         use_mock_pins()
     host = args.host or config.host
     port = args.port or config.port
+    pin = check_pin(args.pin) if args.pin is not None else None
     try:
         rules_for(game)(tuple(s.name for s in config.seats),
                         game_options(config, game, options))  # bad options: before anything
@@ -113,7 +115,7 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
                              f"choose another --port or --host") from None
     try:
         table = Table(config, db=args.db, mock=args.mock or demo, no_speech=args.no_speech,
-                      pin=args.pin)
+                      pin=pin)
     except BaseException:
         if sock is not None:
             sock.close()
@@ -124,17 +126,18 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
             from referee.scoreboard.app import serve_in_thread
 
             server = serve_in_thread(table, host, port, sock=sock)
+        table.subscribe(lambda kind, data: _print_event(table, kind, data))
+        signal.signal(signal.SIGTERM, _stop_signal)  # systemctl stop: like Ctrl-C, a clean stop
+        try:
+            table.start(game, options, resume=not args.new)
+        except RulesError as exc:
+            raise UsageError(str(exc)) from None
         out = table.out
         print(f"Table Referee {__version__}: {cls.TITLE} for "
               f"{', '.join(s.name for s in config.seats)}", file=out)
         print(f"Table PIN: {table.pin}", file=out)
         if server is not None:
-            print(f"Scoreboard: http://{host}:{port}/", file=out)
-        table.subscribe(lambda kind, data: _print_event(table, kind, data))
-        try:
-            table.start(game, options, resume=not args.new)
-        except RulesError as exc:
-            raise UsageError(str(exc)) from None
+            print(f"Scoreboard: {server.url}", file=out)
     except BaseException:
         if server is not None:
             server.close()
@@ -156,6 +159,10 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
             server.close()
         table.close()
     return 0
+
+
+def _stop_signal(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def _wait_until_over(table: Any, args: argparse.Namespace) -> None:
@@ -193,7 +200,7 @@ def _print_event(table: Any, kind: str, data: dict[str, Any]) -> None:
 def cmd_demo(args: argparse.Namespace) -> int:
     args.game = args.demo_game
     args.new = True  # a demo always starts a fresh game
-    if not args.seats:
+    if args.seats is None:
         args.seats = "Blue,Red,Green,Yellow"
     return cmd_play(args, demo=True)
 

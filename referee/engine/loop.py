@@ -35,7 +35,7 @@ from referee.events import (
     Undo,
 )
 from referee.rules.base import Rules, RulesError
-from referee.store.database import Store
+from referee.store.database import StorageFull, Store
 from referee.store.tablelog import new_rules
 from referee.voice.announce import Announcer
 from referee.voice.phrases import number_words, ruling_phrase, standings_text
@@ -128,6 +128,7 @@ class Engine:
         self.ruled_at: dict[int, int] = {}  # round → engine time its ruling was published
         self.spoken = 0  # phrases said so far (a round that said nothing keeps the turn pace)
         self._spoken_at_call = 0
+        self.storage_full = ""  # the one line said when the log could not grow; "" while it can
 
     @property
     def paused(self) -> bool:
@@ -193,6 +194,8 @@ class Engine:
                 except queue.Empty:
                     item = None
             self.step()
+        except StorageFull:
+            pass  # said once, when it first happened (`_full`); the table is paused
         except Exception:  # a bug must not stop the table; it is logged with its traceback
             log.exception("engine error")
 
@@ -253,8 +256,8 @@ class Engine:
 
     def _press(self, press: Press) -> None:
         """A seat's press: a ready mark, a resume, or a game press (the rhythm says which)."""
-        if not self.auto:
-            self.feed(press)
+        if not self.auto or self.storage_full:
+            self.feed(press)  # refused (StorageFull) while the log cannot grow
             return
         what = self.rhythm.press(press.seat, press.t_us)
         if what == "game":
@@ -275,6 +278,9 @@ class Engine:
 
     def _start_play(self) -> bool:
         """Every seat is ready, or the judge starts (or resumes): a count-in, then play."""
+        if self.storage_full:
+            self.store.mark(self.game_id, "resumed", True)  # raises while the disk is full
+            self.storage_full = ""
         if not self.rhythm.start(self.now()):
             return False
         self._counting_in()
@@ -303,7 +309,13 @@ class Engine:
             self._check(event)
         except RulesError as exc:
             raise ValueError(str(exc)) from None
-        self.store.append(self.game_id, event)
+        if self.storage_full:  # refused until the judge resumes on a disk with room again
+            raise StorageFull(self.storage_full)
+        try:
+            self.store.append(self.game_id, event)
+        except StorageFull as exc:  # not logged, so not acted on: the press or fact is refused
+            self._full(exc)
+            raise
         self.judged = isinstance(event, Facts | Penalty | Undo)
         self.rules.feed(event)
         if isinstance(event, Facts | Penalty | Undo):
@@ -407,13 +419,13 @@ class Engine:
             self.say("champion", {"seats": winners[0], "verb": "is"})
         elif winners:
             self.say("co_champions", {"seats": " and ".join(winners)})
-        self.store.mark(self.game_id, "over", final)
+        self._mark("over", final)
         self._publish("over", final)
 
     def _practice_over(self) -> None:
         """A practice game has no sudden death and no champion: the real game's Ready step."""
         self.say("practice_over", {})
-        self.store.mark(self.game_id, "ended", True)
+        self._mark("ended", True)
         self._switch(practice=False)
 
     def next_game(self) -> None:
@@ -421,7 +433,7 @@ class Engine:
         if self.rhythm.phase is not Phase.OVER:
             raise ValueError("the game is not over; end it first")
         if not self.ended:
-            self.store.mark(self.game_id, "ended", True)
+            self._mark("ended", True)
         self._switch(practice=False)
 
     def _switch(self, *, practice: bool) -> None:
@@ -471,8 +483,7 @@ class Engine:
         if before is None:  # the race closed: a restart must not take it for a cut round
             # (written before anyone hears of it; no fsync on this path: a killed process keeps
             # it, a pulled plug may lose it, and then the round is voided, never half-ruled)
-            self.store.mark(self.game_id, "ruled", {"round": number, "t_us": self.now()},
-                            durable=False)
+            self._mark("ruled", {"round": number, "t_us": self.now()}, durable=False)
         self.ruled_at[number] = self.now()
         rulings = [o for o in outputs if isinstance(o, Ruling)]
         awaiting = [o for o in outputs if isinstance(o, Awaiting)]
@@ -511,6 +522,24 @@ class Engine:
         for seat, deltas in totals.items():
             if len(deltas) > 1:
                 self.say("take_cards", {"seat": seat, "cards": number_words(sum(deltas))})
+
+    def _mark(self, kind: str, value: Any, *, durable: bool = True) -> None:
+        """A mark the engine can do without for now (a restart re-derives it): a full disk
+        pauses the table but does not stop the ruling already made from being said."""
+        try:
+            self.store.mark(self.game_id, kind, value, durable=durable)
+        except StorageFull as exc:
+            self._full(exc)
+
+    def _full(self, exc: StorageFull) -> None:
+        """The log cannot grow: one line, the table pauses, the voice and the pages say so."""
+        if self.storage_full:
+            return
+        self.storage_full = str(exc)
+        log.error("%s", exc)
+        self.rhythm.pause(self.now(), in_hand=False)
+        self.say("storage_full", {}, interrupt=True)
+        self._publish("state", self.snapshot())
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         self.last_said = phrase_text(key, params)
@@ -561,6 +590,8 @@ class Engine:
         elif name == "next_game":
             self.next_game()
         elif name == "next_round":
+            if self.storage_full:
+                raise ValueError(self.storage_full)
             call = self.rules.next_call()
             if call is None or self.ended or self._current_awaits():
                 raise ValueError("a round cannot start now (race open, judge asked or game over)")
@@ -589,7 +620,7 @@ class Engine:
         if self.ended:
             raise ValueError("the game is already over")
         if self.practice:
-            self.store.mark(self.game_id, "ended", True)
+            self._mark("ended", True)
             self.ended = True
             self.rhythm.end()
             return
@@ -600,7 +631,7 @@ class Engine:
             best = min(r.score for r in alive)
             final["final"] = True
             final["winners"] = [r.seat for r in alive if r.score == best]
-        self.store.mark(self.game_id, "ended", True)
+        self._mark("ended", True)
         self.ended = True
         self._over(final)
 
@@ -662,6 +693,7 @@ class Engine:
             "said": self.last_said,
             "cue_word": self.cue_word,
             "stuck": sorted(f"{s} {b}" for s, b in self.stuck),
+            "storage_full": self.storage_full,
             "words": vocabulary(rules, {r.seat: r.score for r in st.seats}),
             "earlier": [  # the rounds before, so a page opened mid-game shows them too
                 {"round": n, "rulings": [o.to_json() for o in rules.round_outputs(n)

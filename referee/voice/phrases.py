@@ -77,6 +77,7 @@ ENGLISH: dict[str, list[str]] = {
     "ready": ["Press your slap button when you're ready."],
     "count_in": ["Here we go."],
     "nothing_to_undo": ["Nothing to undo."],
+    "storage_full": ["Storage is full. The game is paused."],
     # the box
     "stuck": ["{seat}'s {button} button is stuck."],
     "button_check": ["{seat}, {button} button."],
@@ -299,8 +300,8 @@ def table_lines(seats: Sequence[str], language: str = "en") -> list[Line]:
         add(f"turn.{slug(seat)}", "turn", {"seat": seat})
     for key in ("too_close", "nobody", "undone", "unclear", "void", "no_match", "first_card",
                 "ring_empty", "practice", "practice_over", "deal_ring", "remove_set",
-                "last_round", "paused", "resumed", "quiet_table", "ready", "count_in",
-                "nothing_to_undo"):
+                "last_round", "paused", "resumed", "storage_full", "quiet_table", "ready",
+                "count_in", "nothing_to_undo"):
         add(key, key)
     for need in ("pigs", "doubles", "shout", "match", "claim", "pigs+doubles"):
         question = " ".join(text(f"judge_{n}", None, lang.code) for n in need.split("+"))

@@ -304,6 +304,6 @@ def listen_on(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve_in_thread(table: Any, host: str = "127.0.0.1", port: int = 8000,
+def serve_in_thread(table: Any, host: str = "127.0.0.1", port: int = 8000, *,
                     sock: socket.socket | None = None) -> WebServer:
     return WebServer(table, host, port, sock=sock)

@@ -152,3 +152,23 @@ def test_pigpio_ticks_wrapping_after_71_6_minutes_keep_press_times_exact():
         assert presses(events) == want
     finally:
         box.close()
+
+
+def test_led_chain_outputs_are_enabled_only_after_the_first_clear_shift(mock_factory):
+    from dataclasses import replace
+
+    config = default_config(["Blue", "Red"])
+    config = replace(config, leds=replace(config.leds, oe=25), seats=tuple(
+        replace(s, double=None) for s in config.seats))
+    external = mock_factory.pin(25)
+    external.function, external.pull = "input", "up"  # the 10 kΩ pull-up holds OE high at boot
+    box = ButtonBox(config, [].append, factory=mock_factory)
+    try:
+        oe, latch = mock_factory.pin(25), mock_factory.pin(8)
+        assert oe.state == 0  # outputs on once the referee runs
+        latch_high = [seq for seq, level in latch.history if level]
+        oe_low = [seq for seq, level in oe.history if not level]
+        assert latch_high and oe_low and oe_low[-1] > latch_high[0]  # zeros latched first
+        assert ("LED chain oe", 25, "low") in box.pins()
+    finally:
+        box.close()

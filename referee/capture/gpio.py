@@ -38,7 +38,8 @@ How a press becomes an event, in plain words:
   which the engine calls from its own loop (there is no polling thread here).
 
 LEDs are either one pin per seat (gpiozero ``LED``) or a 74HC595 chain (seat i = output Qi),
-shifted MSB first then latched. With no LEDs configured the LED methods do nothing.
+shifted MSB first then latched; with an ``oe`` pin the outputs are enabled only after the first
+(all-off) shift, so boot shows no random LEDs. With no LEDs configured the LED methods do nothing.
 """
 
 from __future__ import annotations
@@ -58,7 +59,6 @@ from referee.events import ButtonReleased, ButtonStuck, JudgeKey, Press
 
 Sink = Callable[[object], None]
 STUCK_AFTER_US = 10_000_000
-CONFIRM_US = 1000  # a press must still be low this long after its first edge
 REFERENCE_RENEW_US = 60_000_000  # renew the ticks ↔ engine-clock pair this often (pigpio wraps)
 
 
@@ -212,7 +212,7 @@ class ButtonBox:
         rearm_us: int | None = None,
         stuck_after_us: int = STUCK_AFTER_US,
         confirm_us: int | None = None,
-        untimed_ok: bool = False,
+        untimed_ok: bool | None = None,
         clock: Callable[[], int] = now_us,
         confirmer: bool = True,
     ) -> None:
@@ -220,13 +220,16 @@ class ButtonBox:
             Device.ensure_pin_factory()
             factory = Device.pin_factory
         self.timing = edge_timing(factory)
+        if untimed_ok is None:
+            untimed_ok = config.buttons.untimed_edges
         if not self.timing.timed and not untimed_ok:
             raise CaptureError(untimed_message(self.timing))
         self.config, self.sink, self.factory = config, sink, factory
         self.debounce_us, self.rearm_us = debounce_us, rearm_us or 0
         self.stuck_after_us = stuck_after_us
         if confirm_us is None:  # software-driven mock pins never glitch (see the docstring)
-            confirm_us = 0 if self.timing.factory == "MockFactory" else CONFIRM_US
+            mock = self.timing.factory == "MockFactory"
+            confirm_us = 0 if mock else config.buttons.confirm_us
         self.confirm_us = confirm_us
         self.clock = clock
         self.dropped = 0
@@ -277,7 +280,7 @@ class ButtonBox:
         diff = self.factory.ticks_diff(ticks, ref_ticks)
         if self.timing.factory == "PiGPIOFactory" and diff > 2147.483648:  # half of 2**32 µs
             diff -= 4294.967296
-        return ref_us + round(diff * 1_000_000)
+        return int(ref_us + round(diff * 1_000_000))
 
     def renew_reference(self, now: int | None = None) -> None:
         """Take a fresh (ticks, engine µs) pair when the current one is a minute old."""
@@ -432,6 +435,11 @@ class ButtonBox:
                 self._chain[role] = DigitalOutputDevice(bcm, pin_factory=self.factory)
             with self._led_lock:
                 self._shift_out()
+            if chain.oe is not None:
+                # OE is pulled high (outputs off) by 10 kΩ through boot; enable the outputs only
+                # now that the register holds zeros instead of power-on noise.
+                self._chain["oe"] = DigitalOutputDevice(chain.oe, initial_value=False,
+                                                        pin_factory=self.factory)
 
     def _shift_out(self) -> None:
         """Clock the 8 chain bits into the 74HC595 (Q7 first) and latch them. Hold _led_lock."""
@@ -508,7 +516,10 @@ class ButtonBox:
                 rows.append((f"{seat.name} LED", seat.led, "on" if lit else "off"))
         chain = self.config.leds
         if chain is not None and self._chain:
-            for role, bcm in (("data", chain.data), ("clock", chain.clock), ("latch", chain.latch)):
+            roles = [("data", chain.data), ("clock", chain.clock), ("latch", chain.latch)]
+            if chain.oe is not None and "oe" in self._chain:
+                roles.append(("oe", chain.oe))
+            for role, bcm in roles:
                 rows.append((f"LED chain {role}", bcm, "high" if self._chain[role].value else "low"))
         return rows
 

@@ -119,6 +119,8 @@ def make_decorate(table: Any) -> Callable[[dict[str, Any] | None], dict[str, Any
         view["facts"] = kinds
         view["quiet"] = bool(cls is not None and not cls.ROUNDS_FROM_CUES)
         view["mock"] = bool(table.mock)
+        health = getattr(table, "health", None)
+        view["health"] = health() if health is not None else {"warnings": []}
         view["box"] = {
             "double": [s for s in doubles_pins if options.get("doubles") == "buttons"],
             "judge_keys": config.judge is not None,

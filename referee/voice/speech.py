@@ -28,11 +28,11 @@ from referee.voice.audio import (
     RecordingSink,
     Scheduled,
     Sink,
-    SoundDeviceSink,
     output_devices,
     premix,
     write_wav,
 )
+from referee.voice.device import SoundDeviceSink
 from referee.voice.tts import (
     Renderer,
     SpeechError,
@@ -153,6 +153,12 @@ class SpeechAnnouncer:
             f"rendered by {self.renderer.engine} (espeak-ng {espeak_version()}), "
             f"cache {self.renderer.dir}"
         )
+
+    def health(self) -> dict[str, Any]:
+        """The sound device's state (playing, problem, underruns) for the scoreboard and doctor."""
+        report = getattr(self.sink, "health", None)
+        return dict(report()) if report is not None else {"device": None, "playing": True,
+                                                          "problem": None, "underruns": 0}
 
     def close(self) -> None:
         with self._cond:
@@ -322,9 +328,11 @@ def make_announcer(
 def open_sink(options: SpeechOptions, *, out: TextIO | None = sys.stdout) -> Sink:
     """The sound device if PortAudio has one and it opens, else a recording sink (which prints
     each phrase to `out` as it plays; None: silent)."""
-    if output_devices():
+    if output_devices() or options.device is not None:
         try:
-            device_sink = SoundDeviceSink(options.device)
+            # A configured device that is not there yet is waited for (the table pauses and
+            # says why); without one, any trouble falls back to the recording sink.
+            device_sink = SoundDeviceSink(options.device, output_delay_ms=options.output_delay_ms)
             device_sink.start()
             return device_sink
         except Exception as exc:  # noqa: BLE001 - any device trouble: keep the table running

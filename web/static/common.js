@@ -119,6 +119,16 @@ const TR = (() => {
     if (r) r.textContent = roundLabel(state);
     const p = document.getElementById("phase");
     if (p) p.textContent = phaseLabel(state);
+    renderHealth(state);
+  }
+
+  /* The box's own trouble (a silent speaker, untimed buttons), said in words on every page. */
+  function renderHealth(state) {
+    const box = document.getElementById("health");
+    if (!box) return;
+    const warnings = (state.health && state.health.warnings) || [];
+    box.replaceChildren(...warnings.map((w) => el("p", {}, w)));
+    box.hidden = warnings.length === 0;
   }
 
   /* -- the live feed: EventSource reconnects by itself; if the server refused us, retry -- */

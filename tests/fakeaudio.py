@@ -58,14 +58,16 @@ class FakeStream:
     def time(self) -> float:
         return self.pa.pa_time()
 
-    def fire(self, *, underflow: bool = False) -> TimeInfo:
+    def fire(self, *, underflow: bool = False, dac: float | None = None) -> TimeInfo:
         """One callback, as PortAudio's thread makes it (tests may call this directly)."""
         now = self.pa.pa_time()
-        info = TimeInfo(now, now + self.latency)
+        info = TimeInfo(now, now + self.latency if dac is None else dac)
         self.pa.before_callback()
         out = np.zeros((self.blocksize, 1), dtype=np.float32)
         self.callback(out, self.blocksize, info, Status(underflow))
         self.written.append(out[:, 0].copy())
+        if self.pa.room is not None and self.device.name in self.pa.present:
+            self.pa.room.play(info.outputBufferDacTime, out[:, 0])
         return info
 
     def start(self) -> None:
@@ -76,13 +78,19 @@ class FakeStream:
         self._thread.start()
 
     def _run(self) -> None:
+        # Frame-accurate, like a sound card: block k leaves the DAC at start + latency + k
+        # periods, and its callback runs about one latency before that.
         period = self.blocksize / self.samplerate
+        start = self.pa.pa_time()
         n = 0
         while not self._stop.is_set():
             if self.device.name in self.pa.present:
-                n += 1
-                self.fire(underflow=n in self.pa.underflow_blocks)
-            time.sleep(period)
+                self.fire(underflow=n + 1 in self.pa.underflow_blocks,
+                          dac=start + self.latency + n * period)
+            n += 1
+            wait = start + n * period - self.pa.pa_time()
+            if wait > 0:
+                time.sleep(wait)
 
     def stop(self) -> None:
         if self.device.name not in self.pa.present:
@@ -114,6 +122,8 @@ class FakePortAudio:
         self.underflow_blocks: set[int] = set()
         self.streams: list[FakeStream] = []
         self.rescans = 0
+        self.inputs: list[str] = []  # microphones plugged in
+        self.room: Room | None = None  # what the microphones hear
 
     def pa_time(self) -> float:
         return self.pa_origin_s + self.clock() / 1e6
@@ -146,3 +156,92 @@ class FakePortAudio:
         stream = FakeStream(self, device, samplerate, latency, callback)
         self.streams.append(stream)
         return stream
+
+
+class Room:
+    """A speaker `delay_s` behind its DAC (a TV, a USB speaker's buffer) and a microphone held
+    at it: what leaves the DAC at stream time T is heard at T + delay_s, through the speaker's
+    ringing response, over a noise floor."""
+
+    def __init__(self, rate: int, delay_s: float, *, noise: float = 0.002, seconds: float = 120.0,
+                 origin_s: float = 0.0, seed: int = 5) -> None:
+        self.rate, self.delay_s, self.noise = rate, delay_s, noise
+        self.base = round(origin_s * rate)
+        self.air = np.zeros(round(seconds * rate), dtype=np.float32)
+        t = np.arange(round(rate * 0.0015)) / rate
+        self.kernel = (np.exp(-t / 0.0004) * np.sin(2 * np.pi * 2500 * t)).astype(np.float32)
+        self.kernel /= float(np.abs(self.kernel).sum()) / 2
+        self.rng = np.random.default_rng(seed)
+        self.lock = threading.Lock()
+
+    def play(self, dac_s: float, samples: np.ndarray) -> None:
+        sound = np.convolve(samples, self.kernel)
+        start = round((dac_s + self.delay_s) * self.rate) - self.base
+        with self.lock:
+            if 0 <= start and start + len(sound) <= len(self.air):
+                self.air[start:start + len(sound)] += sound
+
+    def hear(self, adc_s: float, n: int) -> np.ndarray:
+        start = round(adc_s * self.rate) - self.base
+        with self.lock:
+            got = self.air[max(0, start):max(0, start + n)].copy()
+        got = np.pad(got, (0, n - len(got)))
+        return (got + self.rng.normal(0, self.noise, n)).astype(np.float32)
+
+
+class FakeInputStream:
+    """A microphone: blocks in real time, each stamped (inputBufferAdcTime) with the stream
+    time its first sample was captured, `in_latency` before the callback."""
+
+    def __init__(self, pa: FakePortAudio, samplerate: int, callback: Callable[..., None],
+                 in_latency: float = 0.012) -> None:
+        self.pa, self.samplerate, self.callback = pa, samplerate, callback
+        self.in_latency = in_latency
+        self.blocksize = samplerate * pa.block_ms // 1000
+        self._stop = threading.Event()
+
+    @property
+    def time(self) -> float:
+        return self.pa.pa_time()
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        # Frame-accurate: block k's first sample was captured at start + k periods; its
+        # callback runs once the block is complete and `in_latency` has passed.
+        period = self.blocksize / self.samplerate
+        start = self.pa.pa_time()
+        n = 0
+        while not self._stop.is_set():
+            adc = start + n * period
+            wait = adc + period + self.in_latency - self.pa.pa_time()
+            if wait > 0:
+                time.sleep(wait)
+            assert self.pa.room is not None
+            block = self.pa.room.hear(adc, self.blocksize).reshape(-1, 1)
+            self.callback(block, self.blocksize, TimeInfo(self.pa.pa_time(), 0.0, adc), Status())
+            n += 1
+
+    def abort(self) -> None:
+        self._stop.set()
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+def _query(pa: FakePortAudio) -> list[dict[str, Any]]:
+    out = [{"index": i, "name": n, "max_output_channels": 2, "max_input_channels": 0}
+           for i, n in enumerate(pa.visible)]
+    out += [{"index": len(pa.visible) + i, "name": n, "max_output_channels": 0,
+             "max_input_channels": 1} for i, n in enumerate(pa.inputs)]
+    return out
+
+
+def _open_input(pa: FakePortAudio, *, device: int, samplerate: int, callback: Callable[..., None],
+                **_: Any) -> FakeInputStream:
+    return FakeInputStream(pa, samplerate, callback)
+
+
+FakePortAudio.query_devices = _query  # type: ignore[attr-defined]
+FakePortAudio.open_input = _open_input  # type: ignore[attr-defined]

@@ -204,3 +204,49 @@ def test_a_silent_speaker_pauses_the_table_and_the_scoreboard_says_why(tmp_path:
     finally:
         server.close()
         table.close()
+
+
+# -- referee calibrate -----------------------------------------------------------------------------
+
+
+def calibrate_args(config: Path | None, **kw: object) -> object:
+    import argparse
+
+    return argparse.Namespace(config=str(config) if config else None, seats=None, device=None,
+                              mic=None, clicks=8, dry_run=False, **kw)
+
+
+@pytest.mark.parametrize("delay_ms", [0.0, 73.4, 141.0])
+def test_calibrate_recovers_a_known_speaker_delay_within_1_ms(tmp_path: Path, delay_ms: float) -> None:
+    import io
+
+    from referee.cli.calibrate import run_calibrate
+    from tests.fakeaudio import Room
+
+    pa = FakePortAudio(PI5, default="default", clock=lambda: time.monotonic_ns() // 1000,
+                       block_ms=10)
+    pa.inputs = ["USB PnP Sound Device: Audio (hw:3,0)"]
+    pa.room = Room(48000, delay_ms / 1000, origin_s=pa.pa_time() - 1.0)
+    config = tmp_path / "config.toml"
+    config.write_text(Path("hardware/config.example.toml").read_text()
+                      .replace("[speech]", '[speech]\ndevice = "USB Audio"', 1))
+    out = io.StringIO()
+    assert run_calibrate(calibrate_args(config), backend=pa, out=out) == 0  # type: ignore[arg-type]
+    measured = load_config(config).speech["output_delay_ms"]
+    assert abs(measured - delay_ms) <= 1.0, out.getvalue()
+    assert load_config(config).speech["device"] == "USB Audio"  # the rest of the file kept
+    assert "speaker delay" in out.getvalue() and "of 8 clicks" in out.getvalue()
+    assert "# table PIN" in config.read_text() or "pin =" in config.read_text()
+
+
+def test_calibrate_without_a_microphone_says_what_to_do(tmp_path: Path) -> None:
+    import io
+
+    from referee.cli.calibrate import run_calibrate
+
+    pa = FakePortAudio(PI5, default="default", clock=lambda: time.monotonic_ns() // 1000)
+    out = io.StringIO()
+    assert run_calibrate(calibrate_args(None), backend=pa, out=out) == 1  # type: ignore[arg-type]
+    text = out.getvalue()
+    assert text.startswith("no microphone found") and "hold it against the speaker" in text
+    assert "output_delay_ms" in text and "\n" not in text.strip()

@@ -1,4 +1,4 @@
-"""The `referee` command: play, demo, replay, export, buttons, doctor, speech.
+"""The `referee` command: play, demo, replay, export, buttons, doctor, calibrate, speech.
 
 Bad input (a config file, a log line, a flag) is one line on standard error naming the problem and
 the fix, and exit status 2 — never a traceback.
@@ -188,6 +188,12 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from referee.cli.calibrate import run_calibrate
+
+    return run_calibrate(args)
+
+
 def cmd_speech(args: argparse.Namespace) -> int:
     from referee.voice.speech import speech_main
 
@@ -260,6 +266,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mock", action="store_true")
     sp.add_argument("--db")
     sp.set_defaults(func=cmd_doctor)
+
+    sp = sub.add_parser("calibrate", help="measure the speaker's delay with a microphone")
+    sp.add_argument("--config", help="the config to write output_delay_ms into")
+    sp.add_argument("--device", help="sound output (part of its name; default: [speech] device)")
+    sp.add_argument("--mic", help="microphone (part of its name; default: the first)")
+    sp.add_argument("--clicks", type=int, default=10, choices=range(3, 101), metavar="N",
+                    help="how many clicks to play (3-100, default 10)")
+    sp.add_argument("--dry-run", action="store_true", help="measure, but do not write the config")
+    sp.set_defaults(func=cmd_calibrate)
 
     sp = sub.add_parser("speech", help="speech tools: render DIR, say TEXT, doctor",
                         add_help=False)

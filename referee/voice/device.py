@@ -99,6 +99,12 @@ class SoundDeviceBackend:
         self._sd._terminate()
         self._sd._initialize()
 
+    def query_devices(self) -> Any:
+        return self._sd.query_devices()
+
+    def open_input(self, **kwargs: Any) -> Any:
+        return self._sd.InputStream(**kwargs)
+
     def open(self, device: OutputDevice, samplerate: int, latency: float,
              callback: Callable[[Any, int, Any, Any], None]) -> Stream:
         sd = self._sd

@@ -66,6 +66,14 @@ class CaptureError(RuntimeError):
     """The pins cannot be used as configured: one line with the fix."""
 
 
+class PinOpenError(CaptureError):
+    """One pin would not open (busy, no permission...): which pin, for what, and why."""
+
+    def __init__(self, bcm: int, role: str, cause: BaseException) -> None:
+        self.bcm, self.role, self.cause = bcm, role, cause
+        super().__init__(f"BCM {bcm} ({role}): {cause or type(cause).__name__}")
+
+
 @dataclass(frozen=True)
 class EdgeTiming:
     """How a pin factory times edges, as the scoreboard and ``referee doctor`` show it."""
@@ -355,12 +363,15 @@ class ButtonBox:
         for seat_name, button, bcm in wanted:
             if bcm is None:
                 continue
-            pin = self.factory.pin(bcm)
-            inp = _Input(self, seat_name, button, bcm, pin)
-            self._inputs[seat_name, button] = inp
-            pin.input_with_pull("up")
-            pin.bounce = None
-            pin.edges = "both"
+            try:
+                pin = self.factory.pin(bcm)
+                inp = _Input(self, seat_name, button, bcm, pin)
+                self._inputs[seat_name, button] = inp
+                pin.input_with_pull("up")
+                pin.bounce = None
+                pin.edges = "both"
+            except Exception as exc:
+                raise PinOpenError(bcm, f"{seat_name} {button}", exc) from exc
             with self._lock:
                 pin.when_changed = inp.on_edge
                 if not pin.state:  # already held as we start

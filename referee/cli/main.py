@@ -7,7 +7,9 @@ the fix, and exit status 2 — never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -283,6 +285,39 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+PATH_ARGS = ("config", "db", "log")
+
+
+def writable_cwd(args: argparse.Namespace) -> None:
+    """lgpio makes its notification pipe (.lgd-nfy0) in the current directory when gpiozero
+    imports it; from a directory this user cannot write (systemd's default /, a read-only
+    checkout) the import fails and gpiozero silently falls back to a factory without edge
+    times. So move to a writable directory first, after making path arguments absolute."""
+    try:
+        here = os.getcwd()
+    except FileNotFoundError:
+        here = ""
+    if here and os.access(here, os.W_OK | os.X_OK):
+        return
+    for name in PATH_ARGS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value != "-" and here:
+            setattr(args, name, os.path.join(here, value))
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
+                                                             "state")
+    for place in (os.environ.get("STATE_DIRECTORY"), os.path.join(state, "table-referee"),
+                  tempfile.gettempdir()):
+        if not place:
+            continue
+        try:
+            os.makedirs(place, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(place, os.W_OK | os.X_OK):
+            os.chdir(place)
+            return
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["speech"]:  # its own parser: render DIR, say TEXT, doctor
@@ -294,6 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2
+    writable_cwd(args)
     try:
         code: int = args.func(args)
         return code

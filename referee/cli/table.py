@@ -134,6 +134,7 @@ class Table:
         from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
 
         from referee.capture.gpio import ButtonBox, CaptureError
+        from referee.capture.header import box_error
 
         if self.box is not None:
             self.box.close()
@@ -143,7 +144,7 @@ class Table:
             try:
                 self.box = ButtonBox(self.config, self.submit)
             except CaptureError as exc:
-                raise HardwareError(str(exc)) from None
+                raise HardwareError(box_error(exc)) from None
             except BadPinFactory:
                 raise HardwareError(
                     "no GPIO library works here (lgpio, or RPi.GPIO before the Pi 5); "

@@ -71,7 +71,8 @@ def click(rate: int) -> npt.NDArray[np.float32]:
     n = max(8, round(rate * CLICK_MS / 1000))
     t = np.arange(n) / rate
     burst = np.sin(2 * np.pi * 3000 * t) * np.cos(np.linspace(0, np.pi / 2, n)) ** 2
-    return (0.9 * burst).astype(np.float32)
+    out: npt.NDArray[np.float32] = (0.9 * burst).astype(np.float32)
+    return out
 
 
 def find_onsets(samples: npt.NDArray[np.float32], rate: int, quiet_s: float = 0.08) -> list[int]:

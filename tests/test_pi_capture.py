@@ -172,3 +172,25 @@ def test_led_chain_outputs_are_enabled_only_after_the_first_clear_shift(mock_fac
         assert ("LED chain oe", 25, "low") in box.pins()
     finally:
         box.close()
+
+
+def test_referee_buttons_reports_idle_noise_and_bounce_per_button():
+    from referee.cli.buttons import Button, Report
+
+    blue, red = Button("Blue", "slap", BLUE), Button("Red", "slap", RED)
+    factory, events = LGPIOFactory(SimClock()), []
+    box = box_on(factory, events)
+    try:
+        t0 = factory.clock.now() + 5_000
+        for k in range(3):
+            factory.pulse(BLUE, t0 + k * 20_000, 40)  # three spikes on Blue's wire at rest
+        factory.press(RED, t0 + 100_000, hold_us=50_000, bounces=[(200, 100), (700, 60)])
+        factory.run_until(t0 + 300_000, box.poll, box.next_deadline)
+        report = Report([blue, red], seen=[red], noise=box.noise())
+    finally:
+        box.close()
+    assert report.noise[blue.key] == (3, 3) and report.noise[red.key] == (0, 4)
+    (line,) = [p for p in report.problems() if "glitch" in p]
+    assert line.startswith("Blue slap (BCM 4, pin 7): 3 glitches ignored")
+    assert "4.7 kΩ pull-up, 1 kΩ series, 10 nF" in line
+    assert presses(events) == [Press(t0 + 100_000, "Red")]

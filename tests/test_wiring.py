@@ -334,7 +334,9 @@ def test_service_unit() -> None:
     assert u["ProtectSystem"] == ["strict"]
     assert u["StateDirectory"] == ["table-referee"]
     assert set(u["SupplementaryGroups"][0].split()) == {"gpio", "audio"}
-    assert set(u["After"][0].split()) >= {"sound.target", "network-online.target"}
+    assert u["After"] == ["sound.target"]  # never waits for a network an offline party lacks
+    assert u["RestartPreventExitStatus"] == ["2"]  # a config mistake does not loop forever
+    assert "GPIOZERO_PIN_FACTORY=lgpio" in u["Environment"]
     exec_start = u["ExecStart"][0].split()
     assert exec_start[:2] == ["/opt/table-referee/venv/bin/referee", "play"]
     assert exec_start[2:] == ["--config", "/etc/table-referee/config.toml"]

@@ -388,8 +388,8 @@ def test_installer_rejects_unknown_options() -> None:
 def test_bill_of_materials() -> None:
     with (HARDWARE / "bom.csv").open(newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == ["part", "qty", "example", "notes"]
-    assert all(len(r) == 4 and r[0] and r[1] and r[2] for r in rows[1:])
+    assert rows[0] == ["part", "qty", "example", "part_number", "typical_price", "notes"]
+    assert all(len(r) == 6 and r[0] and r[1] and r[2] and r[3] and r[4] for r in rows[1:])
     text = " ".join(r[2] for r in rows[1:])
     for part in ("74HC595", "ULN2803A", "arcade push button"):
         assert part in text

@@ -7,6 +7,8 @@ real press keeps the time of its very first edge.
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from referee.capture.gpio import ButtonBox, CaptureError, edge_timing
@@ -194,3 +196,40 @@ def test_referee_buttons_reports_idle_noise_and_bounce_per_button():
     assert line.startswith("Blue slap (BCM 4, pin 7): 3 glitches ignored")
     assert "4.7 kΩ pull-up, 1 kΩ series, 10 nF" in line
     assert presses(events) == [Press(t0 + 100_000, "Red")]
+
+
+def test_the_table_refuses_rpi_gpio_unless_allowed_and_then_every_page_says_so(tmp_path):
+    import json
+    import urllib.request
+    from dataclasses import replace
+
+    from gpiozero import Device
+
+    from referee.cli.table import HardwareError, Table
+    from referee.config import ButtonOptions
+    from referee.scoreboard.app import serve_in_thread
+    from referee.voice.announce import PrintAnnouncer
+
+    config = default_config(["Blue", "Red"], doubles=False)
+    previous = Device.pin_factory
+    Device.pin_factory = factory = RPiGPIOFactory(SimClock())
+    try:
+        with pytest.raises(HardwareError, match="RPiGPIOFactory gives no edge times"):
+            Table(config, db=tmp_path / "a.db", announcer=PrintAnnouncer(io.StringIO()))
+        allowed = replace(config, buttons=ButtonOptions(untimed_edges=True))
+        table = Table(allowed, db=tmp_path / "b.db", announcer=PrintAnnouncer(io.StringIO()),
+                      auto=False)
+        server = serve_in_thread(table, "127.0.0.1", 0)
+        try:
+            with urllib.request.urlopen(server.url + "api/state", timeout=5) as resp:
+                health = json.load(resp)["health"]
+            assert health["capture"] == {"factory": "RPiGPIOFactory", "timed": False,
+                                         "note": edge_timing(factory).note}
+            (warning,) = health["warnings"]
+            assert warning.startswith("Edge times are not exact: RPi.GPIO passes no edge time")
+        finally:
+            server.close()
+            table.close()
+    finally:
+        factory.close()
+        Device.pin_factory = previous

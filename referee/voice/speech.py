@@ -157,7 +157,7 @@ class SpeechAnnouncer:
                 return self._place(said, clip)
             self._pending_says += 1
             generation = self._generation
-        self._submit(0, lambda: self._late_say(said, generation))
+        self._submit(0, lambda: self._late_parts([said], said, generation))
         return None
 
     def hush(self) -> None:
@@ -266,19 +266,8 @@ class SpeechAnnouncer:
         start = max(self.sink.mixer.next_frame + self.sink.lead_frames, self._free())
         return self.sink.mixer.schedule(clip.samples, start, said, "say")
 
-    def _late_say(self, said: str, generation: int) -> None:
-        try:
-            clip = self._fetch(said)
-        except SpeechError as exc:
-            print(f"speech: {exc}", file=sys.stderr, flush=True)
-            print("  » " + said, file=self.out, flush=True)
-            clip = None
-        with self._lock:
-            self._pending_says -= 1
-            if clip is not None and generation == self._generation:
-                self._place(said, clip)
-
     def _late_parts(self, parts: list[str], label: str, generation: int) -> None:
+        """Render what is missing of a phrase (one piece, or several joined), then place it."""
         try:
             clip = _join([self._fetch(p) for p in parts])
         except SpeechError as exc:

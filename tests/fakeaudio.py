@@ -122,6 +122,7 @@ class FakePortAudio:
         self.underflow_blocks: set[int] = set()
         self.streams: list[FakeStream] = []
         self.rescans = 0
+        self.rates = {22050, 44100, 48000}  # what the cards accept (a hw USB card: 48000 only)
         self.inputs: list[str] = []  # microphones plugged in
         self.room: Room | None = None  # what the microphones hear
 
@@ -143,6 +144,9 @@ class FakePortAudio:
     def devices(self) -> list[OutputDevice]:
         return [OutputDevice(i, name, 48000.0, name == self.default)
                 for i, name in enumerate(self.visible)]
+
+    def rate_for(self, device: OutputDevice, preferred: int) -> int:
+        return preferred if preferred in self.rates else int(device.samplerate)
 
     def rescan(self) -> None:
         self.rescans += 1

@@ -155,6 +155,18 @@ def test_a_usb_speaker_that_appears_after_start_is_waited_for() -> None:
         sink.close()
 
 
+def test_a_card_that_only_plays_48000_hz_is_played_at_48000_hz() -> None:
+    pa = FakePortAudio([USB], default=USB, clock=lambda: time.monotonic_ns() // 1000, block_ms=5)
+    pa.rates = {48000}
+    sink = SoundDeviceSink("USB", 22050, backend=pa)
+    sink.start()
+    try:
+        assert sink.problem is None and sink.samplerate == 48000
+        assert sink.mixer.samplerate == 48000 and pa.streams[-1].samplerate == 48000
+    finally:
+        sink.close()
+
+
 def test_underruns_are_counted() -> None:
     pa = FakePortAudio([USB], default=USB, clock=lambda: time.monotonic_ns() // 1000, block_ms=5)
     pa.underflow_blocks = {3, 4, 9}

@@ -212,8 +212,9 @@ def test_a_factory_without_edge_times_is_a_fix_unless_allowed(
         (line,) = fix_lines(run(tmp_path, mock=False), "pin factory")
         assert "RPi.GPIO passes no edge time" in line and "python3-lgpio" in line
         config = tmp_path / "c.toml"
-        config.write_text((REPO / "hardware/config.example.toml").read_text()
-                          + "\n[buttons]\nuntimed_edges = true\n")
+        example = (REPO / "hardware/config.example.toml").read_text()
+        assert "untimed_edges = false" in example
+        config.write_text(example.replace("untimed_edges = false", "untimed_edges = true"))
         out = run(tmp_path, config, mock=False)
         assert fix_lines(out, "pin factory") == []
         assert "allowed by untimed_edges in [buttons]" in out

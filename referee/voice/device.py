@@ -67,6 +67,7 @@ class Backend(Protocol):
 
     def devices(self) -> list[OutputDevice]: ...
     def rescan(self) -> None: ...
+    def rate_for(self, device: OutputDevice, preferred: int) -> int: ...
     def open(self, device: OutputDevice, samplerate: int, latency: float,
              callback: Callable[[Any, int, Any, Any], None]) -> Stream: ...
 
@@ -101,6 +102,16 @@ class SoundDeviceBackend:
 
     def query_devices(self) -> Any:
         return self._sd.query_devices()
+
+    def rate_for(self, device: OutputDevice, preferred: int) -> int:
+        """`preferred` if the device plays it (ALSA's plug devices resample), else its own
+        rate (a USB card's hw device often takes only 44100 or 48000 Hz)."""
+        try:
+            self._sd.check_output_settings(device=device.index, samplerate=preferred,
+                                           channels=1, dtype="float32")
+        except Exception:  # noqa: BLE001
+            return int(device.samplerate)
+        return preferred
 
     def open_input(self, **kwargs: Any) -> Any:
         return self._sd.InputStream(**kwargs)
@@ -262,6 +273,11 @@ class SoundDeviceSink:
                 f"device in [speech]")
             return self._trouble(what + "; looking again every "
                                  f"{self.rescan_s:g} s")
+        if self.callbacks == 0:  # the first stream sets the rate; every later one keeps it
+            rate = self.backend.rate_for(device, self.samplerate)
+            if rate != self.samplerate:
+                self.samplerate, self.mixer = rate, Mixer(rate)
+                self.lead_frames, self.dac = rate // 200, DacClock(rate)
         box: list[Stream] = []
         self._first.clear()
         try:

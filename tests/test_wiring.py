@@ -272,7 +272,7 @@ def test_example_config_with_all_eight_seats(tmp_path: Path) -> None:
 
 def test_example_config_has_the_documented_sections() -> None:
     data = tomllib.loads(EXAMPLE.read_text(encoding="utf-8"))
-    assert set(data) == {"table", "seats", "judge", "leds", "options", "speech"}
+    assert set(data) == {"table", "seats", "judge", "leds", "options", "speech", "buttons"}
     assert set(data["table"]) == {"game", "host", "port", "db", "pin"}
     assert all(set(s) <= {"name", "colour", "slap", "double", "led"} for s in data["seats"])
 
@@ -285,7 +285,7 @@ def test_example_config_pin_comments_match_the_header() -> None:
             bcm, pin = int(m.group(2)), int(m.group(3))
             assert PIN_OF_BCM[bcm] == pin, f"{line!r}: BCM {bcm} is pin {PIN_OF_BCM[bcm]}"
             found += 1
-    assert found == 8 + 4 + 3 + 3
+    assert found == 8 + 4 + 3 + 3 + 1  # seats, doubles, judge, LED chain, its OE
 
 
 # --------------------------------------------------------------------------------------------

@@ -82,13 +82,14 @@ class EdgeTiming:
     timed: bool  # the callback carries the edge's own time
     delivery_us: int  # worst edge → callback delay (the engine waits this long past a close)
     note: str
+    wraps: bool = False  # ticks wrap (pigpio: 32-bit µs): the reference pair must be renewed
 
 
 _TIMINGS: dict[str, EdgeTiming] = {
     "LGPIOFactory": EdgeTiming("LGPIOFactory", True, 1500, "kernel edge timestamps (lgpio); "
                                "edges delivered in batches 0.5-1 ms late"),
     "PiGPIOFactory": EdgeTiming("PiGPIOFactory", True, 2000, "pigpio daemon ticks (32-bit µs, "
-                                "wrap every 71.6 min: renewed every minute)"),
+                                "wrap every 71.6 min: renewed every minute)", wraps=True),
     "MockFactory": EdgeTiming("MockFactory", True, 0, "mocked pins (no hardware)"),
     "RPiGPIOFactory": EdgeTiming("RPiGPIOFactory", False, 0, "RPi.GPIO passes no edge time: "
                                  "gpiozero stamps it when the Python callback runs (late "
@@ -286,12 +287,16 @@ class ButtonBox:
         which is folded back."""
         ref_ticks, ref_us = self._ref
         diff = self.factory.ticks_diff(ticks, ref_ticks)
-        if self.timing.factory == "PiGPIOFactory" and diff > 2147.483648:  # half of 2**32 µs
+        if self.timing.wraps and diff > 2147.483648:  # half of 2**32 µs
             diff -= 4294.967296
         return int(ref_us + round(diff * 1_000_000))
 
     def renew_reference(self, now: int | None = None) -> None:
-        """Take a fresh (ticks, engine µs) pair when the current one is a minute old."""
+        """Take a fresh (ticks, engine µs) pair when the current one is a minute old, for a
+        factory whose ticks wrap. Others (lgpio: CLOCK_MONOTONIC seconds, the engine's own
+        clock) keep the pair taken at start."""
+        if not self.timing.wraps:
+            return
         now = self.clock() if now is None else now
         if now - self._ref[1] >= REFERENCE_RENEW_US:
             self._ref = (self.factory.ticks(), self.clock())

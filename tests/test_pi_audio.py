@@ -215,13 +215,13 @@ def test_a_silent_speaker_pauses_the_table_and_the_scoreboard_says_why(tmp_path:
                 page = browser.new_page()
                 page.goto(server.url)
                 page.wait_for_selector("#seats li")
-                assert page.locator("#health").is_hidden()
+                assert page.locator("#alert").is_hidden()
                 pa.unplug(USB)
                 wait_for(lambda: state()["phase"] == "paused")
                 warnings = state()["health"]["warnings"]
                 assert len(warnings) == 1 and "Paused: sound device" in warnings[0]
                 assert "stopped playing (unplugged?)" in warnings[0]
-                banner = page.locator("#health")
+                banner = page.locator("#alert")
                 banner.wait_for(state="visible", timeout=10_000)
                 assert "stopped playing (unplugged?)" in banner.inner_text()
                 pa.plug(USB)

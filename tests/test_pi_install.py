@@ -132,7 +132,7 @@ def test_the_usb_speaker_is_chosen_by_name_for_everyone(installed) -> None:
     got = facts(after)
     assert 'defaults.pcm.card "Device"' in got["asound"]
     assert got["device"] == 'device = "USB Audio Device"'
-    assert got["config"] == "USB Audio Device 4"  # loads, with the random 4-digit PIN
+    assert got["config"] == "USB Audio Device 6"  # loads, with the random 6-digit PIN
     assert got["version"].startswith("referee ")
 
 

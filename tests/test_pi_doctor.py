@@ -295,3 +295,16 @@ def test_button_wiring_is_described_the_same_way_in_doctor_and_wiring_md() -> No
     assert "the microswitch's **COM** tab to the GPIO pin, its **NO** (normally open) tab to " \
            "ground" in wiring
     assert "NO leg to the GPIO" not in wiring and "COM) to the GPIO" not in wiring
+
+
+def test_the_kernels_line_info_is_read_as_the_uapi_lays_it_out() -> None:
+    """struct gpio_v2_line_info (linux/gpio.h): name[32], consumer[32], offset, num_attrs,
+    flags (u64), attrs[10] of 16 bytes, padding[4] u32 — 256 bytes, as the ioctl number says."""
+    import struct
+
+    from referee.capture.lineinfo import GPIO_V2_GET_LINEINFO_IOCTL, LINE_INFO, parse_line_info
+
+    assert LINE_INFO.size == 256 == (GPIO_V2_GET_LINEINFO_IOCTL >> 16) & 0x3FFF
+    raw = struct.pack("<32s32sIIQ160s16s", b"GPIO22", b"mute", 22, 0, 1 | 8, b"", b"")
+    info = parse_line_info(raw)
+    assert (info.name, info.consumer, info.used, info.output) == ("GPIO22", "mute", True, True)

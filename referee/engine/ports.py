@@ -9,16 +9,28 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from referee.config import TableConfig
     from referee.engine.loop import Engine
+    from referee.events import Event
     from referee.store.database import Store
 
 Listener = Callable[[str, dict[str, Any]], None]
 
 
 class Leds(Protocol):
-    """The seat LEDs of the button box."""
+    """The seat LEDs of the button box, and its watch on buttons held down too long."""
 
     def blink(self, seat: str, times: int = 3, on_ms: int = 150) -> None: ...
     def all_leds(self, on: bool) -> None: ...
+
+    def check_stuck(self, now_us: int) -> None:
+        """Report buttons held too long (as `ButtonStuck` items to the engine's queue)."""
+
+
+class TableLog(Protocol):
+    """Where the engine writes what happens: every event before it acts on it, and its marks."""
+
+    def append(self, game_id: int, event: Event) -> int: ...
+
+    def mark(self, game_id: int, kind: str, value: Any, *, durable: bool = True) -> None: ...
 
 
 class TablePort(Protocol):

@@ -28,6 +28,12 @@ class Announcer(Protocol):
         """Say phrase `key` as soon as the voice is free (`interrupt`: cut a stale one short)."""
         ...
 
+    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = ()
+                   ) -> None:
+        """Get ready to say, at once, every phrase a table with these seats can say ahead of time,
+        and the phrases `said` its game knows it will say; returns at once."""
+        ...
+
     def describe(self) -> str:
         """One line for `referee doctor`: which output is in use."""
         ...
@@ -71,6 +77,10 @@ class PrintAnnouncer:
         self.said.append((key, dict(params), self.clock()))
         if not self.quiet:
             print("  » " + " ".join(self._words(key, params)), file=self.out, flush=True)
+
+    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = ()
+                   ) -> None:
+        pass  # printing needs nothing ready
 
     def describe(self) -> str:
         return "no speech: phrases are printed"

@@ -15,7 +15,7 @@ from typing import Any
 
 from referee import __version__
 from referee.cli.common import UsageError, table_config
-from referee.cli.table import HardwareError
+from referee.cli.table import HardwareError, Table
 from referee.config import ConfigError, TableConfig
 from referee.rules.base import games, rules_for
 from referee.rules.declare import RulesError
@@ -77,7 +77,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
-    from referee.cli.table import Table, use_mock_pins
+    from referee.cli.table import use_mock_pins
 
     game = args.game
     config = table_config(args)
@@ -133,17 +133,18 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
     return 0
 
 
-def _wait_until_over(table: Any, args: argparse.Namespace) -> None:
+def _wait_until_over(table: Table, args: argparse.Namespace) -> None:
     done = threading.Event()
     table.subscribe(lambda kind, data: done.set() if kind == "over" else None)
     while not done.wait(0.5):
-        if getattr(args, "exit_when_over", False) and table.engine.rules.status().over:
+        engine = table.engine
+        if args.exit_when_over and engine is not None and engine.rules.status().over:
             break
     if not args.exit_when_over:
         threading.Event().wait()  # serve the scoreboard until stopped
 
 
-def _print_event(table: Any, kind: str, data: dict[str, Any]) -> None:
+def _print_event(table: Table, kind: str, data: dict[str, Any]) -> None:
     out = table.out
     if kind == "ruling":
         parts = []
@@ -158,8 +159,10 @@ def _print_event(table: Any, kind: str, data: dict[str, Any]) -> None:
                 parts.append(f"{r['seat']} {r['delta']:+d} ({r['reason']}{margin})")
         label = "Correction, round" if data["correction"] else "Round"
         print(f"{label} {data['round']}: " + ("; ".join(parts) or "clean round"), file=out)
-        st = table.engine.rules.standings()
-        print("   " + "  ".join(f"{r.seat} {r.score}" for r in st.seats), file=out, flush=True)
+        if table.engine is not None:
+            st = table.engine.rules.standings()
+            print("   " + "  ".join(f"{r.seat} {r.score}" for r in st.seats), file=out,
+                  flush=True)
     elif kind == "over":
         rows = ", ".join(f"{r['place']}. {r['seat']} ({r['score']})" for r in data["seats"])
         print(f"Game over. Winner: {' and '.join(data['winners'])}. {rows}", file=out, flush=True)

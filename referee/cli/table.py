@@ -9,14 +9,17 @@ import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from referee.config import TableConfig, build_seats
-from referee.engine.loop import Engine, open_game, resume_game
+from referee.engine.loop import Engine, Item, open_game, resume_game
 from referee.events import GameStart
 from referee.rules.base import rules_for
 from referee.store.database import Store, game_row, marks
 from referee.voice.announce import Announcer, PrintAnnouncer
+
+if TYPE_CHECKING:
+    from referee.capture.gpio import ButtonBox
 
 
 class HardwareError(RuntimeError):
@@ -84,7 +87,7 @@ class Table:
         self.auto = auto
         self.engine: Engine | None = None
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
-        self.box: Any = None
+        self.box: ButtonBox | None = None
         if box:
             self._open_box()
 
@@ -115,9 +118,10 @@ class Table:
             self.engine.subscribe(listener)
 
     def submit(self, item: object) -> None:
+        """The box's and the keyboard's sink: their items go to the current game's engine."""
         engine = self.engine
         if engine is not None:
-            engine.submit(item)
+            engine.submit(cast(Item, item))  # the box sends only engine items (events, signals)
 
     def start(self, game: str, options: dict[str, Any] | None = None, *, practice: bool = False,
               resume: bool = True) -> Engine:

@@ -56,6 +56,10 @@ class Command:
     reply: queue.SimpleQueue[Any] | None = None
 
 
+# What the engine's queue carries: events and signals from the box, the judge and the pages.
+Item = Press | Facts | Penalty | Undo | JudgeKey | ButtonStuck | ButtonReleased | Command
+
+
 class Engine:
     def __init__(
         self,
@@ -79,7 +83,7 @@ class Engine:
         self.auto = auto  # start rounds on its own
         self.offset_us = offset_us  # keeps a resumed game's clock after the logged times
         self.practice = practice
-        self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.queue: queue.SimpleQueue[Item] = queue.SimpleQueue()
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.paused = False
         self.ended = False
@@ -100,7 +104,7 @@ class Engine:
 
     # -- any thread ---------------------------------------------------------------------------
 
-    def submit(self, item: Any) -> None:
+    def submit(self, item: Item) -> None:
         self.queue.put_nowait(item)
 
     def command(self, name: str, timeout: float = 5.0, **args: Any) -> Any:
@@ -167,7 +171,7 @@ class Engine:
             times.append(self.next_round_us)
         return min((t for t in times if t is not None), default=None)
 
-    def _handle(self, item: Any) -> None:
+    def _handle(self, item: Item) -> None:
         if isinstance(item, Press):
             if (item.seat, item.button) in self.stuck:
                 return

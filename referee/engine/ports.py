@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from referee.config import TableConfig
-    from referee.engine.loop import Engine
     from referee.events import Event
+    from referee.rules.base import Rules
     from referee.store.database import Store
 
 Listener = Callable[[str, dict[str, Any]], None]
@@ -33,6 +33,18 @@ class TableLog(Protocol):
     def mark(self, game_id: int, kind: str, value: Any, *, durable: bool = True) -> None: ...
 
 
+class EnginePort(Protocol):
+    """A running game as the scoreboard drives it: its rules (to read), commands (to act)."""
+
+    rules: Rules
+    game_id: int
+
+    def command(self, name: str, timeout: float = 5.0, **args: Any) -> Any:
+        """Run a command on the engine thread; its answer, or the exception it raised."""
+
+    def subscribe(self, listener: Listener) -> None: ...
+
+
 class TablePort(Protocol):
     """One running table as the scoreboard sees it: the store, the current engine, the setup
     actions, and the virtual button box (mock mode only)."""
@@ -41,7 +53,10 @@ class TablePort(Protocol):
     pin: str
     mock: bool
     store: Store
-    engine: Engine | None
+
+    @property
+    def engine(self) -> EnginePort | None:
+        """The game running now, if any (read-only here: only `start` replaces it)."""
 
     def subscribe(self, listener: Listener) -> None: ...
 
@@ -49,7 +64,7 @@ class TablePort(Protocol):
                      config: TableConfig | None = None) -> dict[str, Any]: ...
 
     def start(self, game: str, options: dict[str, Any] | None = None, *, practice: bool = False,
-              resume: bool = True) -> Engine: ...
+              resume: bool = True) -> EnginePort: ...
 
     def reseat(self, seats: list[dict[str, Any]]) -> None: ...
 

@@ -23,7 +23,7 @@ from typing import Any, TypeVar, cast
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from referee.config import ConfigError, SeatConfig, build_seats
-from referee.engine.ports import TablePort
+from referee.engine.ports import EnginePort, TablePort
 from referee.events import Facts, Penalty, Undo
 from referee.rules.base import all_facts, games, rules_for
 from referee.rules.declare import Fact, RulesError
@@ -140,7 +140,7 @@ def _short(value: Any) -> str:
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
-def engine() -> Any:
+def engine() -> EnginePort:
     c = ctx()
     c.hub.attach()
     eng = c.table.engine

@@ -321,8 +321,9 @@ class Engine:
                 self.say(key, params)
         facts = {f.name: f for f in self.rules.facts()}
         for a in awaiting:
-            self.say("awaiting", {"need": list(a.need),
-                                  "asks": [facts[n].question for n in a.need if n in facts]})
+            self.say("awaiting", {"need": list(a.need),  # and each in the game's own words
+                                  "asks": [facts[n].question if n in facts else f"{n}?"
+                                           for n in a.need]})
         self._publish("ruling", {"round": number, "rulings": [o.to_json() for o in outputs],
                                  "correction": correction})
 

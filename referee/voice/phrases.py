@@ -67,6 +67,14 @@ ENGLISH: dict[str, list[str]] = {
     "button_check": ["{seat}, {button} button."],
 }
 
+# The phrase keys that games call rounds (and beats) with: spoken beat by beat, on time.
+CALLS = ("spank", "turn", "pass")
+
+
+def names_a_seat(key: str) -> bool:
+    return any("{seat}" in beat for beat in ENGLISH[key])
+
+
 ENGLISH_WORDS: dict[str, Any] = {
     "and": "and",
     "verb_one": "is",
@@ -280,10 +288,12 @@ def table_lines(seats: Sequence[str], language: str = "en",
             beats = len(lang.phrases.get(key) or ENGLISH[key])
             lines.append(Line(f"{name}.{i}" if beats > 1 else name, beat))
 
-    add("spank", "spank")
-    add("pass", "pass")
-    for seat in seats:
-        add(f"turn.{slug(seat)}", "turn", {"seat": seat})
+    for call in CALLS:
+        if names_a_seat(call):
+            for seat in seats:
+                add(f"{call}.{slug(seat)}", call, {"seat": seat})
+        else:
+            add(call, call)
     for key in ("too_close", "nobody", "unclear", "practice", "practice_over", "deal_ring",
                 "last_round", "paused", "resumed"):
         add(key, key)

@@ -291,9 +291,9 @@ class SpeechAnnouncer:
 
 
 def startup_texts(language: str = "en") -> list[str]:
-    """What must be ready before any cue is promised: the seat-free cadence beats."""
-    turn = phrases.words("turn", {"seat": ""}, language)
-    return [*phrases.words("spank", {}, language), *phrases.words("pass", {}, language), turn[-1]]
+    """What must be ready before any cue is promised: the seat-free beats of every call."""
+    return [beat for call in phrases.CALLS for beat in phrases.words(call, {"seat": ""}, language)
+            if any(ch.isalpha() for ch in beat)]
 
 
 def make_announcer(
@@ -359,8 +359,12 @@ def render_all(
             shutil.copyfile(renderer.path(line.text), target)
             written.append(target)
             index.append(f"{target.name}\t{clip.onset_s * 1000:.1f}\t{line.text}")
-        cadences: list[tuple[str, str, dict[str, Any]]] = [("spank", "spank", {}), ("pass", "pass", {})]
-        cadences += [(f"turn.{phrases.slug(s)}", "turn", {"seat": s}) for s in seats]
+        cadences: list[tuple[str, str, dict[str, Any]]] = []
+        for call in phrases.CALLS:
+            if phrases.names_a_seat(call):
+                cadences += [(f"{call}.{phrases.slug(s)}", call, {"seat": s}) for s in seats]
+            else:
+                cadences.append((call, call, {}))
         for name, key, params in cadences:
             clips = renderer.clips(phrases.words(key, params, opts.language))
             mix = premix(clips, round(tempo_ms * clips[0].samplerate / 1000))

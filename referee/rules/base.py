@@ -8,6 +8,7 @@ can close), ``finish`` closes every open race as at the end of a log. The live e
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -127,6 +128,9 @@ class Rules(ABC):
         self.judged: dict[int, list[Facts | Penalty]] = {}  # the same, by round
         self.changed: set[int] = set()
         self.stale: int | None = None  # the earliest round whose rulings must be re-derived
+        # The engine thread feeds the rules; a page or a test may read them from its own thread,
+        # and a read re-rules what is stale: the lock keeps two folds from interleaving.
+        self._folding = threading.RLock()
 
     # -- what the game declares -------------------------------------------------------------
 
@@ -256,9 +260,12 @@ class Rules(ABC):
 
     def sync(self) -> None:
         """Bring the rulings up to date: re-rule from the earliest stale round."""
-        if self.stale is not None:
-            start, self.stale = self.stale, None
-            self._fold(max(1, start))
+        if self.stale is None:
+            return
+        with self._folding:
+            if self.stale is not None:
+                start, self.stale = self.stale, None
+                self._fold(max(1, start))
 
     @abstractmethod
     def _fold(self, start: int) -> None:

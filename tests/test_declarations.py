@@ -238,3 +238,41 @@ def test_a_game_without_declarations_cannot_be_made() -> None:
 
     with pytest.raises(TypeError):
         Half(["A", "B"])  # type: ignore[abstract]
+
+
+class Warming(PrintAnnouncer):
+    """Keeps what the engine asks the voice to have ready."""
+
+    def __init__(self) -> None:
+        super().__init__(io.StringIO(), quiet=True)
+        self.warmed: list[tuple[str, dict[str, Any]]] = []
+
+    def warm_table(self, seats: Any, said: Any = ()) -> None:
+        self.warmed = list(said)
+
+
+@pytest.mark.parametrize(("game", "options", "questions"), [
+    ("spank-the-pig", {"doubles": "buttons"}, ["pig or no pig?", "double or no double?",
+                                                "pig or no pig? double or no double?"]),
+    ("spank-the-pig", {"doubles": "off"}, ["pig or no pig?"]),
+    ("pig", {}, []),  # a claim is never questioned aloud: the judge rejects it unasked
+    ("pigs-tail", {"take": "slowest"}, ["match or no match?"]),
+    ("pigs-tail", {"take": "flipper"}, []),
+])
+def test_the_voice_gets_ready_for_what_the_game_will_say(tmp_path: Path, game: str,
+                                                         options: dict[str, Any],
+                                                         questions: list[str]) -> None:
+    from referee.voice.phrases import text
+
+    store = Store(tmp_path / "w.db")
+    voice = Warming()
+    try:
+        engine = open_game(store, GameStart(game, ("A", "B", "C"), options), voice, auto=False)
+        engine.start()
+        asked = [text(k, p).removeprefix("Judge: ") for k, p in voice.warmed if k == "awaiting"]
+        assert asked == questions
+        assert [k for k, _ in voice.warmed if k != "awaiting"] == [
+            k for k, _ in engine.rules.announcements(1)]
+        engine.stop()
+    finally:
+        store.close()

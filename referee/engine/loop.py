@@ -33,7 +33,7 @@ from referee.events import (
     Undo,
 )
 from referee.rules.base import Rules
-from referee.rules.declare import Call, RulesError
+from referee.rules.declare import Call, Fact, RulesError
 from referee.rules.replay import drive
 from referee.store.database import Store
 from referee.store.tablelog import new_rules
@@ -124,8 +124,10 @@ class Engine:
         # server, a render) could hold a waiting ruling that long. Half a millisecond keeps the
         # deciding press → ruling tail short at a negligible cost.
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
-        # every phrase of this table, and what the game will say before its first round
-        self.announcer.warm_table(list(self.rules.seats), self.rules.announcements(1))
+        # every phrase of this table, what the game says before its first round, its questions
+        said = [*self.rules.announcements(1), *(self._question(combo)
+                                                 for combo in self.rules.questions())]
+        self.announcer.warm_table(list(self.rules.seats), said)
         self._thread = threading.Thread(target=self._run, name="referee-engine", daemon=True)
         self._thread.start()
 
@@ -321,11 +323,15 @@ class Engine:
                 self.say(key, params)
         facts = {f.name: f for f in self.rules.facts()}
         for a in awaiting:
-            self.say("awaiting", {"need": list(a.need),  # and each in the game's own words
-                                  "asks": [facts[n].question if n in facts else f"{n}?"
-                                           for n in a.need]})
+            self.say(*self._question(tuple(  # a need the game forgot to declare: its name
+                facts.get(n) or Fact(n, "flag", n, f"{n}?", f"{n}?") for n in a.need)))
         self._publish("ruling", {"round": number, "rulings": [o.to_json() for o in outputs],
                                  "correction": correction})
+
+    @staticmethod
+    def _question(asked: tuple[Fact, ...]) -> tuple[str, dict[str, Any]]:
+        """The judge is asked for these facts (each also in the game's own words)."""
+        return "awaiting", {"need": [f.name for f in asked], "asks": [f.question for f in asked]}
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         self.last_said = phrase_text(key, params)

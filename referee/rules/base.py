@@ -12,6 +12,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any, ClassVar, Protocol
 
 from referee.events import (
@@ -156,6 +157,12 @@ class Rules(ABC):
     def race_buttons(self) -> tuple[str, ...]:
         """The buttons this game's races read with these options."""
         return self.BUTTONS
+
+    def questions(self) -> list[tuple[Fact, ...]]:
+        """The facts the referee may ask at once while a round waits (each asked fact alone, and
+        together with the others, in their declared order)."""
+        asked = [f for f in self.panel_facts() if f.asked]
+        return [combo for n in range(1, len(asked) + 1) for combo in combinations(asked, n)]
 
     def panel_facts(self) -> tuple[Fact, ...]:
         """The facts the judge panel offers with these options."""

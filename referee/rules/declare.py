@@ -137,7 +137,8 @@ class Fact:
     "shown or more"); "names": a list of names (the panel offers `choices`, (value, label) each);
     "flag": true or false (the panel's buttons say `answers`). `yes` and `no` are what the judge
     keypad's YES and NO give. While a round waits for the judge, `question` is asked aloud and
-    `ask` written on the pages.
+    `ask` written on the pages; `asked` False: the referee never waits for it (the judge gives it
+    unasked, as a correction).
     """
 
     name: str
@@ -152,6 +153,7 @@ class Fact:
     shown: int = 0
     choices: tuple[tuple[str, str], ...] = ()
     what: str = ""  # what one item is called on the panel ("pig", "double")
+    asked: bool = True
 
     def check(self, value: Any) -> None:
         """RulesError naming the value when it is not a value of this fact."""
@@ -174,7 +176,7 @@ class Fact:
 
 
 VOID = Fact("void", "flag", "Void", "does this round count?", "Void this round?",
-            answers=("Void this round", "It counts"))
+            answers=("Void this round", "It counts"), asked=False)
 
 
 def check_facts(declared: tuple[Fact, ...], values: Mapping[str, Any], game: str) -> None:

@@ -125,7 +125,7 @@ class Pig(RederivedRules):
     )
     FACTS: ClassVar[tuple[Fact, ...]] = (
         Fact("claim", "flag", "Was the claim a real four of a kind?", "was that four of a kind?",
-             "Was that four of a kind?", answers=("Real", "False")),
+             "Was that four of a kind?", answers=("Real", "False"), asked=False),
     )
     REASONS: ClassVar[tuple[type[Reason], ...]] = (Why,)
 

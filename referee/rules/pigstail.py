@@ -119,6 +119,11 @@ class PigsTail(RederivedRules):
                         pause_ms=int(self.options["pause_ms"]),
                         turn_ms=int(self.options["turn_ms"]))
 
+    def questions(self) -> list[tuple[Fact, ...]]:
+        """Only a race (take = slowest) can leave the match in doubt; the flipper's claim is
+        taken as it comes, and the judge corrects it unasked."""
+        return super().questions() if self.options["take"] == "slowest" else []
+
     # -- input --------------------------------------------------------------------------------
 
     def round_count(self) -> int:

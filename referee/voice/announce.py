@@ -18,7 +18,7 @@ from referee.clock import now_us
 
 class Announcer(Protocol):
     def cadence(self, key: str, params: dict[str, Any], tempo_ms: int) -> int:
-        """Start calling the words of phrase `key` (e.g. "spank", "turn") `tempo_ms` apart.
+        """Start calling the words of phrase `key` (a call a game declares) `tempo_ms` apart.
 
         Returns at once with the engine-clock time (µs) at which the last word (the go-word) sounds.
         """

@@ -37,7 +37,7 @@ ENGLISH: dict[str, list[str]] = {
     "unclear": ["Unclear: nobody loses."],
     "correction": ["Correction, round {round}: {text}"],
     "take_cards": ["{seat}, take {number} face-up cards into your whammy pile."],
-    # Pig / Spoons / Tongue
+    # lives and eliminations
     "lives": ["{seat}: {letters}."],
     "eliminated": ["{seat} is out. Remove one set of four cards."],
     "co_winners": ["{seats} win together!"],
@@ -46,7 +46,6 @@ ENGLISH: dict[str, list[str]] = {
     "judge_pigs": ["pig or no pig?"],
     "judge_doubles": ["double or no double?"],
     "judge_match": ["match or no match?"],
-    "judge_claim": ["was that four of a kind?"],
     # game flow
     "practice": ["Practice round."],
     "practice_over": ["Practice over. Now for real."],
@@ -297,8 +296,10 @@ def table_lines(seats: Sequence[str], language: str = "en",
     for key in ("too_close", "nobody", "unclear", "practice", "practice_over", "deal_ring",
                 "last_round", "paused", "resumed"):
         add(key, key)
-    for need in ("pigs", "doubles", "match", "claim", "pigs+doubles"):
-        add(f"awaiting.{slug(need)}", "awaiting", {"need": need.split("+")})
+    for key in ENGLISH:  # one fact asked (a game's facts asked together come in `said`)
+        if key.startswith("judge_"):
+            need = key.removeprefix("judge_")
+            add(f"awaiting.{slug(need)}", "awaiting", {"need": [need]})
     for variant, act in _word(lang, "variants").items():
         add(f"variant_rule.{variant}", "variant_rule", {"act": act})
     n = len(seats)

@@ -276,3 +276,14 @@ def test_the_voice_gets_ready_for_what_the_game_will_say(tmp_path: Path, game: s
         engine.stop()
     finally:
         store.close()
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    """No import circles, counting imports made only for type checking and inside functions."""
+    import grimp  # comes with import-linter (the test extras)
+
+    graph = grimp.build_graph("referee")
+    circles = sorted({tuple(sorted((a, b))) for a in graph.modules
+                      for b in graph.find_modules_directly_imported_by(a)
+                      if a != b and graph.chain_exists(importer=b, imported=a)})
+    assert circles == []

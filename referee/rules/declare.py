@@ -171,8 +171,8 @@ class Fact:
         """The fact as the judge panel builds its buttons from it."""
         return {"name": self.name, "kind": self.kind, "label": self.label,
                 "question": self.question, "ask": self.ask, "answers": list(self.answers),
-                "shown": self.shown,
-                "what": self.what, "choices": [list(c) for c in self.choices]}
+                "most": self.most, "shown": self.shown, "what": self.what,
+                "choices": [list(c) for c in self.choices], "asked": self.asked}
 
 
 VOID = Fact("void", "flag", "Void", "does this round count?", "Void this round?",

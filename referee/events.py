@@ -25,7 +25,7 @@ class GameStart:
 
 @dataclass(frozen=True)
 class Cue:
-    """The instant the go-word sounded (Pig's Tail: the flip call, with the flipper's seat)."""
+    """The instant the go-word sounded, with the seat the call named if it names one."""
 
     t_us: int
     seat: str | None = None
@@ -42,7 +42,7 @@ class Press:
 
 @dataclass(frozen=True)
 class Facts:
-    """What only eyes can see, for one round: pigs, doubles, match, claim. A later one corrects."""
+    """What only eyes can see, for one round, as the game declares its facts. A later one corrects."""
 
     round: int
     values: Mapping[str, Any]

@@ -11,16 +11,19 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee import __version__
 from referee.cli.common import UsageError, table_config
-from referee.cli.table import HardwareError, Table
+from referee.cli.table import HardwareError
 from referee.config import ConfigError, TableConfig
 from referee.rules.base import games, rules_for
 from referee.rules.declare import RulesError
 from referee.store.database import StoreError, connect, export_lines
 from referee.store.tablelog import LogError, dumps, replay
+
+if TYPE_CHECKING:
+    from referee.cli.table import Table
 
 
 def port_number(text: str) -> int:
@@ -77,7 +80,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
-    from referee.cli.table import use_mock_pins
+    from referee.cli.table import Table, use_mock_pins  # looked up now: tests swap Table
 
     game = args.game
     config = table_config(args)

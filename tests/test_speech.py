@@ -279,6 +279,7 @@ def test_interrupt_cuts_a_stale_ruling_short(announcer: SpeechAnnouncer) -> None
     sink = announcer.sink
     assert isinstance(sink, RecordingSink)
     stale = "Blue, zero whammies. Red, one whammy. Green, two whammies."
+    announcer.warm([stale], wait=True)  # said at once, as a warm phrase is
     announcer.say("standings", {"text": stale})
     time.sleep(0.4)
     asked = now_us()

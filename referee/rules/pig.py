@@ -337,10 +337,10 @@ class Pig(RederivedRules):
         return said
 
 
-def _close_at(presses: dict[str, int], active: int, end_us: int, tie_us: int) -> int:
+def _close_at(presses: dict[str, int], active: int, window_end_us: int, tie_us: int) -> int:
     """When the race is decided: `tie_us` after all but one have pressed, or the window's end."""
     times = sorted(presses.values())
     if len(times) >= active - 1:
-        return min(times[active - 2] + tie_us, end_us)
-    return end_us
+        return min(times[active - 2] + tie_us, window_end_us)
+    return window_end_us
 

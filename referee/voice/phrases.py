@@ -61,6 +61,7 @@ ENGLISH: dict[str, list[str]] = {
     "champion": ["{seats} {verb} the champion!"],
     "paused": ["Paused."],
     "resumed": ["Play on."],
+    "storage_full": ["Storage is full. The game is paused."],
     # the box
     "stuck": ["{seat}'s {button} button is stuck."],
     "button_check": ["{seat}, {button} button."],
@@ -294,7 +295,7 @@ def table_lines(seats: Sequence[str], language: str = "en",
         else:
             add(call, call)
     for key in ("too_close", "nobody", "unclear", "practice", "practice_over", "deal_ring",
-                "last_round", "paused", "resumed"):
+                "last_round", "paused", "resumed", "storage_full"):
         add(key, key)
     for key in ENGLISH:  # one fact asked (a game's facts asked together come in `said`)
         if key.startswith("judge_"):

@@ -247,8 +247,9 @@ class Warming(PrintAnnouncer):
         super().__init__(io.StringIO(), quiet=True)
         self.warmed: list[tuple[str, dict[str, Any]]] = []
 
-    def warm_table(self, seats: Any, said: Any = ()) -> None:
+    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = ()) -> None:
         self.warmed = list(said)
+        self.reasons = list(reasons)
 
 
 @pytest.mark.parametrize(("game", "options", "questions"), [
@@ -273,6 +274,7 @@ def test_the_voice_gets_ready_for_what_the_game_will_say(tmp_path: Path, game: s
         assert asked == questions
         assert [k for k, _ in voice.warmed if k != "awaiting"] == [
             k for k, _ in engine.rules.announcements(1)]
+        assert voice.reasons == engine.rules.reason_texts() and voice.reasons  # ruling pieces
         engine.stop()
     finally:
         store.close()

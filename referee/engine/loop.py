@@ -128,7 +128,7 @@ class Engine:
         # every phrase of this table, what the game says before its first round, its questions
         said = [*self.rules.announcements(1), *(self._question(combo)
                                                  for combo in self.rules.questions())]
-        self.announcer.warm_table(list(self.rules.seats), said)
+        self.announcer.warm_table(list(self.rules.seats), said, reasons=self.rules.reason_texts())
         self._thread = threading.Thread(target=self._run, name="referee-engine", daemon=True)
         self._thread.start()
 

@@ -147,6 +147,9 @@ class Pig(RederivedRules):
         return Schedule(pause_ms=int(self.options["pause_ms"]), silent=True,
                         beat_ms=int(self.options["pass_beat_ms"]), beat="pass")
 
+    def reason_words(self) -> dict[str, str]:
+        return {"act": VARIANTS[self.options["variant"]].done}
+
     def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
         """Letters for lives lost (P-I-G), and what a claim looks like in this variant."""
         variant = VARIANTS[self.options["variant"]]
@@ -223,7 +226,7 @@ class Pig(RederivedRules):
         facts = self.facts_for(n)
         if facts.get("void"):
             return []
-        act = (("act", VARIANTS[self.options["variant"]].done),)
+        act = tuple(self.reason_words().items())
         out: list[Ruling | Awaiting] = []
         if facts.get("claim") is False:
             lose = 1 if self.options["false_claim"] == "lose-life" else 0

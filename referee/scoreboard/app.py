@@ -70,6 +70,8 @@ def make_decorate(table: TablePort, guard: PinGuard | None = None
         view = dict(snap)
         view["colours"] = {s: colours.get(s, "#8b949e") for s in snap.get("seat_order", [])}
         view["mock"] = bool(table.mock)
+        health = getattr(table, "health", None)
+        view["health"] = health() if health is not None else {"warnings": []}
         view.setdefault("storage_full", "")
         view["pin_alert"] = guard.alert() if guard is not None else ""
         view["box"] = {

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.clock import now_us
-from referee.engine.ports import Leds
+from referee.engine.ports import Leds, TableLog
 from referee.engine.rhythm import Decision, Pace, Phase, Rhythm, View
 from referee.events import (
     Awaiting,
@@ -34,32 +34,19 @@ from referee.events import (
     Ruling,
     Undo,
 )
-from referee.rules.base import Rules, RulesError
+from referee.rules.base import Rules
+from referee.rules.declare import Call, Fact, RulesError
+from referee.rules.replay import drive
 from referee.store.database import StorageFull, Store
 from referee.store.tablelog import new_rules
 from referee.voice.announce import Announcer
-from referee.voice.phrases import number_words, ruling_phrase, standings_text
+from referee.voice.phrases import ruling_phrase, standings_text
 from referee.voice.phrases import text as phrase_text
 from referee.voice.phrases import words as phrase_words
 
 log = logging.getLogger(__name__)
 
 PRACTICE_ROUNDS = 3  # a practice game: a few rounds, ruled and said, kept out of history
-UNIT_WORDS = {"whammies": ("whammy", "whammies"), "lives": ("letter", "letters"),
-              "cards": ("card", "cards")}
-PIG_VARIANTS = {"pig": ("nose", "touch your nose"), "spoons": ("spoon", "grab a spoon"),
-                "tongue": ("tongue", "stick out your tongue")}
-
-
-def vocabulary(rules: Rules, scores: dict[str, int]) -> dict[str, Any]:
-    """The game's own words for the scoreboard: whammy / letter / card; nose / spoon / tongue."""
-    one, many = UNIT_WORDS.get(rules.UNIT, (rules.UNIT, rules.UNIT))
-    words: dict[str, Any] = {"unit": [one, many]}
-    variant = rules.options.get("variant")
-    if isinstance(variant, str) and variant in PIG_VARIANTS:
-        words["thing"], words["act"] = PIG_VARIANTS[variant]
-        words["letters"] = {seat: "-".join("PIG"[:min(n, 3)]) for seat, n in scores.items()}
-    return words
 
 
 @dataclass(frozen=True)
@@ -71,11 +58,16 @@ class Command:
     reply: queue.SimpleQueue[Any] | None = None
 
 
+# What the engine's queue carries: events and signals from the box, the judge and the pages.
+Item = (Press | Facts | Penalty | Undo | JudgeKey | ButtonHeld | ButtonStuck | ButtonReleased
+        | Command)
+
+
 class Engine:
     def __init__(
         self,
         rules: Rules,
-        store: Store,
+        store: TableLog,
         game_id: int,
         announcer: Announcer,
         *,
@@ -96,7 +88,7 @@ class Engine:
         self.offset_us = offset_us  # keeps a resumed game's clock after the logged times
         self.count_in_us = count_in_ms * 1000
         self.cue_light = cue_light and leds is not None
-        self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.queue: queue.SimpleQueue[Item] = queue.SimpleQueue()
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.stuck: set[tuple[str, str]] = set()
         self.last_said = ""
@@ -111,19 +103,21 @@ class Engine:
         self.rules = rules
         self.game_id = game_id
         self.practice = practice
+        pace = rules.schedule()
         self.rhythm = Rhythm(rules.seats, Pace(
             count_in_us=self.count_in_us,
-            pause_us=int(rules.options.get("pause_ms", 4000)) * 1000,
-            quiet_rounds=rules.QUIET_ROUNDS if self.auto else None,
+            pause_us=pace.pause_ms * 1000,
+            quiet_rounds=pace.quiet_rounds if self.auto else None,
             round_limit=PRACTICE_ROUNDS if practice else None), ready=ready and self.auto)
         self.ended = False  # over, or ended by the judge: nothing more is fed or said
         self.final: dict[str, Any] | None = None  # the final standings line, once over
         self.cue_us: int | None = None  # the coming cue's time, until it has passed
         self.last_cue_us: int | None = None
         self.cue_word = ""
+        self.calling = ""  # the words of the latest call, for the pages
         self.announced: dict[int, list[Ruling | Awaiting]] = {}
         self.prefaced: set[int] = set()  # rounds whose "before" announcements were said
-        self.judged = False  # the latest changes came from the judge (a correction)
+        self.correcting = False  # the latest changes came from the judge (a correction)
         self.next_pass_us: int | None = None
         self.ruled_at: dict[int, int] = {}  # round → engine time its ruling was published
         self.spoken = 0  # phrases said so far (a round that said nothing keeps the turn pace)
@@ -136,7 +130,7 @@ class Engine:
 
     # -- any thread ---------------------------------------------------------------------------
 
-    def submit(self, item: Any) -> None:
+    def submit(self, item: Item) -> None:
         self.queue.put_nowait(item)
 
     def command(self, name: str, timeout: float = 5.0, **args: Any) -> Any:
@@ -156,9 +150,10 @@ class Engine:
         # server, a render) could hold a waiting ruling that long. Half a millisecond keeps the
         # deciding press → ruling tail short at a negligible cost.
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
-        warm = getattr(self.announcer, "warm_table", None)
-        if warm is not None:
-            warm(list(self.rules.seats))  # render every phrase of this table ahead of time
+        # every phrase of this table, what the game says before its first round, its questions
+        said = [*self.rules.announcements(1), *(self._question(combo)
+                                                 for combo in self.rules.questions())]
+        self.announcer.warm_table(list(self.rules.seats), said, reasons=self.rules.reason_texts())
         self._thread = threading.Thread(target=self._run, name="referee-engine", daemon=True)
         self._thread.start()
 
@@ -184,7 +179,7 @@ class Engine:
                 item = None
             self.run_items(item)
 
-    def run_items(self, item: Any) -> None:
+    def run_items(self, item: Item | None) -> None:
         """Handle `item` and everything queued behind it, then `step` (the loop's one turn)."""
         try:
             while item is not None:
@@ -207,8 +202,6 @@ class Engine:
         self.step()
 
     def _say_ready(self) -> None:
-        if self.practice:
-            self.say("practice", {})
         self._preface(1)
         self.say("ready", {})
         if self.leds is not None:
@@ -227,7 +220,7 @@ class Engine:
             times.append(None if at is None else at + self.offset_us)
         return min((t for t in times if t is not None), default=None)
 
-    def _handle(self, item: Any) -> None:
+    def _handle(self, item: Item) -> None:
         if isinstance(item, Press):
             if (item.seat, item.button) in self.stuck:
                 return
@@ -306,7 +299,7 @@ class Engine:
         if self.ended:
             return
         try:
-            self._check(event)
+            self.rules.check(event)  # what the rules refuse never reaches the log
         except RulesError as exc:
             raise ValueError(str(exc)) from None
         if self.storage_full:  # refused until the judge resumes on a disk with room again
@@ -316,25 +309,10 @@ class Engine:
         except StorageFull as exc:  # not logged, so not acted on: the press or fact is refused
             self._full(exc)
             raise
-        self.judged = isinstance(event, Facts | Penalty | Undo)
-        self.rules.feed(event)
+        self.correcting = isinstance(event, Facts | Penalty | Undo)
+        self.rules.apply(event)
         if isinstance(event, Facts | Penalty | Undo):
             self._publish("judge", {"event": event.__class__.__name__.lower()})
-
-    def _check(self, event: Event) -> None:
-        """Reject what the rules would reject, before it reaches the log."""
-        if isinstance(event, Facts):
-            self.rules.check_round(event.round)
-            self.rules.check_facts(event)
-        elif isinstance(event, Penalty):
-            self.rules.check_round(event.round)
-            self.rules.check_seat(event.seat)
-            if event.count < 1:
-                raise RulesError("count must be 1 or more")
-        elif isinstance(event, Undo) and not self.rules.judge_log:
-            raise RulesError("there is no judge action to undo")
-        elif isinstance(event, Press):
-            self.rules.check_seat(event.seat)
 
     def _current_awaits(self) -> bool:
         number = self.rules.round_count()
@@ -344,9 +322,7 @@ class Engine:
         """Advance time, announce what changed, and start the next round when it is due."""
         now = self.now()
         if self.leds is not None:
-            check = getattr(self.leds, "check_stuck", None)
-            if check is not None:
-                check(now - self.offset_us)  # the box reports holds back through the queue
+            self.leds.check_stuck(now - self.offset_us)  # holds come back through the queue
         if self.ended:
             return
         self.rules.advance(now)
@@ -374,11 +350,11 @@ class Engine:
         self._pass_beat(now)
         call = self.rules.next_call()
         earliest = 0
-        turn_ms = self.rules.options.get("turn_ms")
-        if turn_ms and self.last_cue_us is not None and self.spoken == self._spoken_at_call:
-            # a turn-by-turn game keeps its own pace while nothing is said between turns
-            tempo_ms = int(self.rules.options.get("tempo_ms", 500))
-            earliest = self.last_cue_us + (int(turn_ms) - tempo_ms - 100) * 1000
+        pace = self.rules.schedule()
+        if (pace.turn_ms is not None and self.last_cue_us is not None
+                and self.spoken == self._spoken_at_call):
+            # a call every turn keeps its own pace while nothing is said between turns
+            earliest = self.last_cue_us + (pace.turn_ms - pace.tempo_ms - 100) * 1000
         quiet = self.announcer.quiet_at()
         view = View(rounds=self.rules.round_count(), race_open=status.race_open,
                     current_awaits=current_awaits, over=over, can_call=call is not None,
@@ -390,10 +366,8 @@ class Engine:
             decision = Decision.DONE
         if decision is Decision.CALL and call is not None and self.auto:
             self.start_round(call)
-        elif decision is Decision.GO:
-            start = self.rules.START_PHRASE
-            if start:
-                self.say(start, {})
+        elif decision is Decision.GO and pace.beat is not None:
+            self.say(pace.beat, {})  # a game without calls: ready opens play with its beat word
         elif decision is Decision.PAUSED:
             self.say("paused", {})
         elif decision is Decision.AUTO_PAUSED:
@@ -414,7 +388,8 @@ class Engine:
         self.next_pass_us = None
         winners = final["winners"]
         self.say("game_over", {"text": standings_text(
-            [(r["seat"], r["score"]) for r in final["seats"]], self.rules.UNIT)})
+            [(r["seat"], r["score"]) for r in final["seats"]], self.rules.UNIT,
+            words=self.rules.UNIT_WORDS)})
         if len(winners) == 1:
             self.say("champion", {"seats": winners[0], "verb": "is"})
         elif winners:
@@ -444,33 +419,38 @@ class Engine:
         self._say_ready()
 
     def _pass_beat(self, now: int) -> None:
-        """Pig's optional "Pass!" every pass_beat_ms while playing (not a cue; never logged)."""
-        beat = int(self.rules.options.get("pass_beat_ms", 0) or 0)
-        if not beat or self.rhythm.phase is not Phase.PLAYING:
+        """The game's beat phrase ("Pass!") every so often while it plays, if it has one (not a
+        cue; never logged)."""
+        pace = self.rules.schedule()
+        if not pace.beat_ms or pace.beat is None or self.rhythm.phase is not Phase.PLAYING:
             self.next_pass_us = None
             return
         if self.next_pass_us is None:
-            self.next_pass_us = now + beat * 1000
+            self.next_pass_us = now + pace.beat_ms * 1000
         elif now >= self.next_pass_us:
-            self.next_pass_us = now + beat * 1000
-            self.announcer.say("pass", {})
+            self.next_pass_us = now + pace.beat_ms * 1000
+            self.announcer.say(pace.beat, {})
 
     def _preface(self, number: int) -> None:
         if number not in self.prefaced:
             self.prefaced.add(number)
+            if self.practice and number == 1:
+                self.say("practice", {})
             for key, params in self.rules.announcements(number):
                 self.say(key, params)
 
-    def start_round(self, call: tuple[str, str | None]) -> None:
+    def start_round(self, call: Call) -> None:
         self._preface(self.rules.round_count() + 1)
-        kind, seat = call
-        key = "spank" if kind == "cadence" else kind
-        tempo = int(self.rules.options.get("tempo_ms", 500))
+        params = {"seat": call.seat} if call.seat else {}
+        beats = phrase_words(call.phrase, params)
         self.rhythm.called(self.now())
-        t_cue = self.announcer.cadence(key, {"seat": seat} if seat else {}, tempo)
+        self.calling = "".join(b + (" " if b.endswith(",") else "… ") for b in beats[:-1]) + (
+            beats[-1] if beats else "")
+        t_cue = self.announcer.cadence(call.phrase, params, self.rules.schedule().tempo_ms)
+        seat = call.seat
         self.feed(Cue(t_cue + self.offset_us, seat))
         self.cue_us = self.last_cue_us = t_cue + self.offset_us
-        self.cue_word = phrase_words(key, {"seat": seat} if seat else {})[-1]
+        self.cue_word = beats[-1] if beats else ""
         self._spoken_at_call = self.spoken
         self._publish("state", self.snapshot())
 
@@ -490,7 +470,7 @@ class Engine:
         for r in rulings:
             if r.seat is not None and r.delta > 0 and self.leds is not None:
                 self.leds.blink(r.seat)
-        correction = (before is not None and self.judged
+        correction = (before is not None and self.correcting
                       and not any(isinstance(o, Awaiting) for o in before))
         if correction:
             text = "; ".join(
@@ -499,29 +479,20 @@ class Engine:
         else:
             new = [r for r in rulings if before is None or r not in before]
             for r in new:
-                key, params = ruling_phrase(r.seat, r.reason, r.delta, r.margin_us,
-                                            self.rules.UNIT)
+                self.say(*ruling_phrase(r, self.rules.UNIT, unit_words=self.rules.UNIT_WORDS))
+            for key, params in self.rules.said_after(number, new, before is None):
                 self.say(key, params)
-            self._take_cards(new)
-            if before is None and not rulings and not awaiting and self.rules.UNIT == "whammies":
-                self.say("nobody", {})  # Spank the Pig!: a clean round is said
+        facts = {f.name: f for f in self.rules.facts()}
         for a in awaiting:
-            question = " ".join(phrase_text(f"judge_{need}") for need in a.need)
-            self.say("awaiting", {"question": question})
+            self.say(*self._question(tuple(  # a need the game forgot to declare: its name
+                facts.get(n) or Fact(n, "flag", n, f"{n}?", f"{n}?") for n in a.need)))
         self._publish("ruling", {"round": number, "rulings": [o.to_json() for o in outputs],
                                  "correction": correction})
 
-    def _take_cards(self, rulings: list[Ruling]) -> None:
-        """A seat with several whammies in one round is told how many face-up cards to take."""
-        if self.rules.UNIT != "whammies":
-            return
-        totals: dict[str, list[int]] = {}
-        for r in rulings:
-            if r.seat is not None and r.delta > 0:
-                totals.setdefault(r.seat, []).append(r.delta)
-        for seat, deltas in totals.items():
-            if len(deltas) > 1:
-                self.say("take_cards", {"seat": seat, "cards": number_words(sum(deltas))})
+    @staticmethod
+    def _question(asked: tuple[Fact, ...]) -> tuple[str, dict[str, Any]]:
+        """The judge is asked for these facts (each also in the game's own words)."""
+        return "awaiting", {"need": [f.name for f in asked], "asks": [f.question for f in asked]}
 
     def _mark(self, kind: str, value: Any, *, durable: bool = True) -> None:
         """A mark the engine can do without for now (a restart re-derives it): a full disk
@@ -568,11 +539,9 @@ class Engine:
                 return
             self._publish("state", self.snapshot())
             return
-        yes = key == "yes"
-        values: dict[str, Any] = {}
-        for need in awaiting.need:
-            values[need] = {"pigs": 1 if yes else 0, "doubles": ["double"] if yes else [],
-                            "match": yes, "claim": yes}[need]
+        facts = {f.name: f for f in self.rules.facts()}  # what YES and NO mean, fact by fact
+        values = {need: facts[need].yes if key == "yes" else facts[need].no
+                  for need in awaiting.need}
         self.feed(Facts(awaiting.round, values))
 
     def _command(self, cmd: Command) -> Any:
@@ -599,7 +568,8 @@ class Engine:
         elif name == "standings":
             st = self.rules.standings()
             self.say("standings", {"text": standings_text(
-                [(r.seat, r.score) for r in st.seats], self.rules.UNIT)})
+                [(r.seat, r.score) for r in st.seats], self.rules.UNIT,
+                words=self.rules.UNIT_WORDS)})
             return st.to_json()
         elif name == "feed":
             self.feed(cmd.args["event"])
@@ -649,7 +619,7 @@ class Engine:
             return shown
         if self._current_awaits() or (not self.auto and status.awaiting is not None):
             return "awaiting"
-        if status.race_open and getattr(self.rules, "SILENT_RACE", False):
+        if status.race_open and self.rules.schedule().silent:
             return "ruled" if self._shown_round() else "setup"  # a claim is never revealed
         if status.race_open:
             cue = self.cue_us  # read once: another thread may be asking
@@ -661,7 +631,7 @@ class Engine:
     def _shown_round(self) -> int:
         """The round the scoreboard shows: for a silent race, the latest ruled one."""
         status = self.rules.status()
-        if status.race_open and getattr(self.rules, "SILENT_RACE", False):
+        if status.race_open and self.rules.schedule().silent:
             return max((n for n in self.announced if n > 0), default=0)
         return status.round
 
@@ -679,7 +649,7 @@ class Engine:
             "practice": self.practice,
             "phase": self.phase(),
             "round": latest,
-            "rounds": getattr(rules, "regular_rounds", None),
+            "rounds": rules.planned_rounds(),
             "unit": rules.UNIT,
             "seats": final["seats"] if final else [r.to_json() for r in st.seats],
             "seat_order": list(rules.seats),
@@ -692,9 +662,14 @@ class Engine:
             "options": dict(rules.options),
             "said": self.last_said,
             "cue_word": self.cue_word,
+            "call": self.calling,
             "stuck": sorted(f"{s} {b}" for s, b in self.stuck),
             "storage_full": self.storage_full,
-            "words": vocabulary(rules, {r.seat: r.score for r in st.seats}),
+            "words": rules.words({r.seat: r.score for r in st.seats}),
+            "facts": [f.name for f in rules.panel_facts()],  # what the judge panel offers
+            "fact_info": {f.name: f.to_json() for f in rules.facts()},
+            "quiet": rules.schedule().silent,
+            "buttons": list(rules.race_buttons),
             "earlier": [  # the rounds before, so a page opened mid-game shows them too
                 {"round": n, "rulings": [o.to_json() for o in rules.round_outputs(n)
                                          if isinstance(o, Ruling)]}
@@ -727,12 +702,8 @@ def resume_game(store: Store, game_id: int, announcer: Announcer, **kw: Any) -> 
     if row is None:
         raise ValueError(f"no game {game_id} in the database")
     rules = new_rules(game_start(row))
-    last_t = 0
-    for ev in events(conn, game_id):
-        if isinstance(ev, Cue | Press):
-            last_t = max(last_t, ev.t_us)
-            rules.advance(ev.t_us)
-        rules.feed(ev)
+    # the same driver as `referee replay`, but the races still open stay open for the table
+    last_t = drive(rules, enumerate(events(conn, game_id), start=2), finish=False)
     ruled = [m["t_us"] for m in marks(conn, game_id, "ruled") if isinstance(m, dict)]
     rules.advance(max([last_t, *ruled]))  # races that had closed before the stop stay closed
     clock = kw.get("clock", now_us)

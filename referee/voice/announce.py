@@ -18,7 +18,7 @@ from referee.clock import now_us
 
 class Announcer(Protocol):
     def cadence(self, key: str, params: dict[str, Any], tempo_ms: int) -> int:
-        """Start calling the words of phrase `key` (e.g. "spank", "turn") `tempo_ms` apart.
+        """Start calling the words of phrase `key` (a call a game declares) `tempo_ms` apart.
 
         Returns at once with the engine-clock time (µs) at which the last word (the go-word) sounds.
         """
@@ -31,6 +31,13 @@ class Announcer(Protocol):
     def quiet_at(self) -> int | None:
         """When (µs, the cue's clock) everything asked so far will have been said; None while
         a phrase is still being rendered (its length is not known yet: ask again soon)."""
+        ...
+
+    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
+                   *, reasons: Sequence[str] = ()) -> None:
+        """Get ready to say, at once, every phrase a table with these seats can say ahead of time,
+        the phrases `said` its game knows it will say, and its rulings' `reasons`; returns at
+        once."""
         ...
 
     def describe(self) -> str:
@@ -83,6 +90,10 @@ class PrintAnnouncer:
 
     def quiet_at(self) -> int | None:
         return self._busy_until
+
+    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
+                   *, reasons: Sequence[str] = ()) -> None:
+        pass  # printing needs nothing ready
 
     def describe(self) -> str:
         return "no speech: phrases are printed"

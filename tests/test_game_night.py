@@ -20,6 +20,7 @@ from gpiozero.pins.mock import MockFactory
 
 from referee.events import Facts, Penalty
 from tests.simtable import SimTable
+from tests.test_browser import browser  # noqa: F401  (the shared headless Chromium)
 
 SEATS = ["Blue", "Red", "Green"]
 SPANK = {"deck": "15", "tempo_ms": "200", "pause_ms": "300", "window_ms": "800",
@@ -187,48 +188,40 @@ EXPECTED = [
 ]
 
 
-def test_the_spank_evening_from_setup_to_champion(sim: SimTable) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_the_spank_evening_from_setup_to_champion(sim: SimTable, browser: Any) -> None:  # noqa: F811
     from referee.scoreboard.app import serve_in_thread
 
     sim.table.pin = PIN
     server = serve_in_thread(sim.table, "127.0.0.1", 0)
+    page = browser.new_page()
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run"])
-            try:
-                page = browser.new_page()
-                page.set_default_timeout(10_000)
-                page.goto(server.url + "setup")
+        page.set_default_timeout(10_000)
+        page.goto(server.url + "setup")
 
-                def start() -> None:  # the setup page: a practice game of Spank the Pig!
-                    page.select_option("#game", "spank-the-pig")
-                    page.check("#practice")
-                    for name, value in SPANK.items():
-                        if name == "doubles":
-                            page.select_option("#opt-doubles", value)
-                        else:
-                            page.fill(f"#opt-{name}", value)
-                    page.click("#start")
-                    page.locator("#pin-dialog").wait_for(state="visible")
-                    page.fill("#pin-input", PIN)
-                    page.click("#pin-form button[type=submit]")
-                    page.wait_for_url(server.url)  # on to the table page
-                    page.evaluate("""() => { window.flashes = [];
-                      const cue = document.getElementById("cue");
-                      new MutationObserver(() => { if (!cue.hidden) window.flashes.push(cue.textContent); })
-                        .observe(cue, {attributes: true, childList: true}); }""")
+        def start() -> None:  # the setup page: a practice game of Spank the Pig!
+            page.select_option("#game", "spank-the-pig")
+            page.check("#practice")
+            for name, value in SPANK.items():
+                if name == "doubles":
+                    page.select_option("#opt-doubles", value)
+                else:
+                    page.fill(f"#opt-{name}", value)
+            page.click("#start")
+            page.locator("#pin-dialog").wait_for(state="visible")
+            page.fill("#pin-input", PIN)
+            page.click("#pin-form button[type=submit]")
+            page.wait_for_url(server.url)  # on to the table page
+            page.evaluate("""() => { window.flashes = [];
+              const cue = document.getElementById("cue");
+              new MutationObserver(() => { if (!cue.hidden) window.flashes.push(cue.textContent); })
+                .observe(cue, {attributes: true, childList: true}); }""")
 
-                marks = spank_evening(sim, Page(page), start=start)
-                cadences = sim.said().count(CADENCE)
-                page.wait_for_function(f"window.flashes.length >= {cadences}")
-                assert set(page.evaluate("window.flashes")) == {"PIG!"}  # the page flashed it
-            finally:
-                browser.close()
+        marks = spank_evening(sim, Page(page), start=start)
+        cadences = sim.said().count(CADENCE)
+        page.wait_for_function(f"window.flashes.length >= {cadences}")
+        assert set(page.evaluate("window.flashes")) == {"PIG!"}  # the page flashed the word
     finally:
+        page.close()
         server.close()
     said = sim.said()
     print("\nFIGURE spank evening phrases:\n  " + "\n  ".join(said))

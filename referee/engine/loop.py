@@ -214,9 +214,8 @@ class Engine:
         times = [self.rules.status().closes_at_us, self.cue_us, self.next_pass_us]
         if self.auto:
             times.append(self.rhythm.wake(now))
-        hold = getattr(self.leds, "next_hold_us", None)
-        if hold is not None:
-            at = hold()
+        if self.leds is not None:
+            at = self.leds.next_hold_us()
             times.append(None if at is None else at + self.offset_us)
         return min((t for t in times if t is not None), default=None)
 

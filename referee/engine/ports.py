@@ -24,6 +24,9 @@ class Leds(Protocol):
     def cue_light(self, on_ms: int = 200) -> None:
         """Every seat LED on at once (the go-word's instant), off again after `on_ms`."""
 
+    def next_hold_us(self) -> int | None:
+        """When a button held down is next due to be reported (for the engine's sleep)."""
+
     def check_stuck(self, now_us: int) -> None:
         """Report buttons held too long (as `ButtonHeld` / `ButtonStuck` items to the engine's
         queue)."""

@@ -118,7 +118,7 @@ class Ruling:
     margin_us: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return to_builtins(RulingLine(self.round, self.seat, self.delta, self.reason,
+        return _plain(RulingLine(self.round, self.seat, self.delta, self.reason,
                                       self.margin_us))
 
 
@@ -130,7 +130,7 @@ class Awaiting:
     need: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return to_builtins(AwaitingLine(self.round, list(self.need)))
+        return _plain(AwaitingLine(self.round, list(self.need)))
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ class StandingRow:
     out: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return to_builtins(self.line())
+        return _plain(self.line())
 
     def line(self) -> SeatScore:
         return SeatScore(self.seat, self.score, self.place, self.out)
@@ -154,8 +154,13 @@ class Standings:
     winners: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return to_builtins(StandingsLine(self.final, [row.line() for row in self.seats],
+        return _plain(StandingsLine(self.final, [row.line() for row in self.seats],
                                          list(self.winners)))
+
+
+def _plain(line: Struct) -> dict[str, Any]:
+    out: dict[str, Any] = to_builtins(line)
+    return out
 
 
 # -- the output lines, as `referee replay` prints them and the scoreboard shows them ----------

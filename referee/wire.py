@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-_AT = re.compile(r"^(?P<what>.*?)(?: - at `(?P<path>[^`]*)`)?$", re.S)
+_AT = re.compile(r"^(?P<what>.*?)(?: - at (?P<key>`key` in )?`(?P<path>[^`]*)`)?$", re.S)
 _FIELD = re.compile(r"^Object (?P<kind>missing required|contains unknown) field `(?P<name>[^`]*)`$")
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 
@@ -34,7 +34,7 @@ def short(value: Any) -> str:
 
 
 def steps(path: str) -> list[str | int]:
-    """`$.seats[1].colour` -> ["seats", 1, "colour"] (`[...]`, a dict key, is "...")."""
+    """`$.seats[1].colour` -> ["seats", 1, "colour"] (`[...]`, any value of a dict, is "...")."""
     out: list[str | int] = []
     for name, index in _STEP.findall(path[1:]):
         out.append(name if name else int(index) if index.isdigit() else "...")
@@ -42,10 +42,12 @@ def steps(path: str) -> list[str | int]:
 
 
 def field_name(path: list[str | int]) -> str:
-    """["seats", 1, "colour"] -> "seats[1].colour"."""
+    """["seats", 1, "colour"] -> "seats[1].colour"; a dict's values and keys are named as such."""
     text = ""
     for step in path:
-        text += f"[{step}]" if isinstance(step, int) else ("[key]" if step == "..." else f".{step}")
+        if step in ("...", "key"):
+            return f"{'a key' if step == 'key' else 'each value'} of {text.lstrip('.') or 'the body'}"
+        text += f"[{step}]" if isinstance(step, int) else f".{step}"
     return text.lstrip(".")
 
 
@@ -63,8 +65,8 @@ def type_at(node: mi.Type, path: list[str | int]) -> mi.Type | None:
             node = found
         elif isinstance(node, mi.ListType | mi.VarTupleType | mi.SetType) and isinstance(step, int):
             node = node.item_type
-        elif isinstance(node, mi.DictType):
-            node = node.key_type if step == "..." else node.value_type
+        elif isinstance(node, mi.DictType) and step in ("...", "key"):
+            node = node.key_type if step == "key" else node.value_type
         else:
             return None
     return node
@@ -102,8 +104,10 @@ def expects(node: mi.Type) -> str:
     if isinstance(node, mi.LiteralType):
         return words([repr(v) for v in node.values])
     if isinstance(node, mi.ListType | mi.VarTupleType | mi.SetType):
-        most = f" of at most {node.max_length}" if node.max_length is not None else ""
-        return f"a list{most} of items each {expects(node.item_type)}"
+        lo, hi = node.min_length, node.max_length
+        size = (f" of {lo} to {hi} items" if lo and hi is not None else f" of at most {hi} items"
+                if hi is not None else f" of at least {lo} items" if lo else "")
+        return f"a list{size}, each {expects(node.item_type)}"
     if isinstance(node, mi.DictType | mi.StructType | mi.TypedDictType):
         return "an object"
     if isinstance(node, mi.NoneType):
@@ -119,7 +123,7 @@ def explain(exc: msgspec.ValidationError, shape: type, raw: Any) -> str:
     `shape` is the Struct that refused the message; `raw` the message as plain JSON (or None)."""
     found = _AT.match(str(exc))
     assert found is not None  # the pattern matches any text
-    path = steps(found["path"] or "$")
+    path = steps(found["path"] or "$") + (["key"] if found["key"] else [])
     where = field_name(path)
     field = _FIELD.match(found["what"])
     root = mi.type_info(shape)
@@ -149,8 +153,8 @@ _MISSING = object()
 def _at(raw: Any, path: list[str | int]) -> Any:
     node = raw
     for step in path:
-        if step == "...":
-            return _MISSING  # a dict key: the key itself was refused
+        if step in ("...", "key"):
+            return _MISSING  # somewhere in a dict: msgspec does not say which key
         try:
             node = node[step]
         except (KeyError, IndexError, TypeError):

@@ -1,14 +1,21 @@
 """The OpenAPI 3 description of the scoreboard's HTTP API, served at `/api/openapi.json`.
 
-Written by hand next to the code it describes (`referee.scoreboard.api`); a test checks that every route of
-the app appears here and that every `$ref` resolves.
+The routes are listed here by hand next to the code they describe (`referee.scoreboard.api`); every
+body's schema is generated from its one declaration (`referee.scoreboard.bodies`), the same Structs
+the server decodes requests with, so the document cannot drift from what the server accepts. Tests
+check that every route appears here, that every `$ref` resolves, and that server and document agree
+on every body (tests/test_messages.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from referee import __version__
+from referee.rules.base import REGISTRY, rules_for
+from referee.scoreboard import bodies
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -48,136 +55,20 @@ def _action(summary: str, *, body: str | None = None, ok: str = "State",
     return {"post": op}
 
 
-SCHEMAS: dict[str, Any] = {
-    "Error": {"type": "object", "required": ["error"],
-              "properties": {"error": {"type": "string", "description": "one line"}}},
-    "Ruling": {"type": "object", "required": ["type", "round", "seat", "delta", "reason"],
-               "properties": {"type": {"type": "string", "enum": ["ruling"]},
-                              "round": {"type": "integer", "minimum": 1},
-                              "seat": {"type": ["string", "null"]},
-                              "delta": {"type": "integer"},
-                              "reason": {"type": "string"},
-                              "margin_us": {"type": ["integer", "null"]}}},
-    "Awaiting": {"type": "object", "required": ["type", "round", "need"],
-                 "properties": {"type": {"type": "string", "enum": ["awaiting"]},
-                                "round": {"type": "integer", "minimum": 1},
-                                "need": {"type": "array", "items": {
-                                    "type": "string",
-                                    "description": "pigs, doubles, match or claim"}}}},
-    "SeatScore": {"type": "object", "required": ["seat", "score", "place", "out"],
-                  "properties": {"seat": {"type": "string"}, "score": {"type": "integer"},
-                                 "place": {"type": "integer", "minimum": 1},
-                                 "out": {"type": "boolean"}}},
-    "Standings": {"type": "object", "required": ["type", "final", "seats", "winners"],
-                  "properties": {"type": {"type": "string", "enum": ["standings"]},
-                                 "final": {"type": "boolean"},
-                                 "seats": {"type": "array", "items": _ref("SeatScore")},
-                                 "winners": {"type": "array", "items": {"type": "string"}}}},
-    "State": {
-        "type": "object",
-        "description": "The whole table; the same object every `state` event carries.",
-        "required": ["game", "game_id", "phase", "round", "seats", "rulings", "awaiting"],
-        "properties": {
-            "game": {"type": ["string", "null"], "description": "log name, e.g. spank-the-pig"},
-            "title": {"type": ["string", "null"]},
-            "game_id": {"type": ["integer", "null"]},
-            "practice": {"type": "boolean"},
-            "phase": {"type": "string", "enum": ["setup", "cadence", "race", "awaiting", "ruled",
-                                                 "paused", "over"]},
-            "round": {"type": "integer", "minimum": 0},
-            "rounds": {"type": ["integer", "null"], "description": "regular rounds, if known"},
-            "unit": {"type": ["string", "null"], "description": "whammies, lives or cards"},
-            "seats": {"type": "array", "items": _ref("SeatScore"),
-                      "description": "standings order"},
-            "seat_order": {"type": "array", "items": {"type": "string"}},
-            "rulings": {"type": "array", "items": _ref("Ruling"),
-                        "description": "the latest round's rulings"},
-            "reactions_us": {"type": "object", "additionalProperties": {"type": "integer"},
-                             "description": "seat → reaction time in the latest round, µs"},
-            "awaiting": {"oneOf": [_ref("Awaiting"), {"type": "null"}]},
-            "final": {"type": "boolean"},
-            "winners": {"type": "array", "items": {"type": "string"}},
-            "options": {"type": "object"},
-            "said": {"type": "string", "description": "the last phrase said aloud"},
-            "stuck": {"type": "array", "items": {"type": "string"}},
-            "colours": {"type": "object", "additionalProperties": {"type": "string"}},
-            "facts": {"type": "array", "items": {"type": "string"},
-                      "description": "facts the judge may give in this game"},
-            "quiet": {"type": "boolean", "description": "the game hides its races (Pig)"},
-            "mock": {"type": "boolean"},
-            "box": {"type": "object"},
-        },
-    },
-    "Facts": {
-        "type": "object", "required": ["round"], "additionalProperties": False,
-        "description": "What the judge saw in a round; give at least one fact. A later one corrects.",
-        "properties": {"round": {"type": "integer", "minimum": 1},
-                       "pigs": {"type": "integer", "minimum": 0, "maximum": 72,
-                                "description": "3 means three or more"},
-                       "doubles": {"type": "array", "maxItems": 12,
-                                   "items": {"type": "string", "minLength": 1, "maxLength": 40},
-                                   "description": "the characters showing a double, [] for none"},
-                       "match": {"type": "boolean"}, "claim": {"type": "boolean"},
-                       "void": {"type": "boolean", "description": "the round does not count"}},
-    },
-    "Penalty": {
-        "type": "object", "required": ["round", "seat"], "additionalProperties": False,
-        "properties": {"round": {"type": "integer", "minimum": 1},
-                       "seat": {"type": "string", "minLength": 1, "maxLength": 40},
-                       "count": {"type": "integer", "minimum": 1, "maximum": 20, "default": 1},
-                       "reason": {"type": "string", "minLength": 1, "maxLength": 200}},
-    },
-    "Empty": {"type": "object", "additionalProperties": False,
-              "description": "no body, or an empty object"},
-    "SeatSetup": {
-        "type": "object", "required": ["name"], "additionalProperties": False,
-        "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 24},
-                       "colour": {"type": ["string", "null"], "pattern": "^#[0-9a-fA-F]{6}$"},
-                       "slap": {"type": ["integer", "null"], "minimum": 0, "maximum": 27,
-                                "description": "BCM pin of the slap button"},
-                       "double": {"type": ["integer", "null"], "minimum": 0, "maximum": 27,
-                                  "description": "BCM pin of the double button (null: none)"}},
-    },
-    "NewGame": {
-        "type": "object", "required": ["game"], "additionalProperties": False,
-        "properties": {"game": {"type": "string", "description": "e.g. spank-the-pig"},
-                       "seats": {"type": "array", "minItems": 2, "maxItems": 8,
-                                 "items": _ref("SeatSetup"),
-                                 "description": "in seat order; leave out to keep the seats"},
-                       "options": {"type": "object",
-                                   "additionalProperties": {"type": ["string", "integer",
-                                                                     "boolean"]}},
-                       "practice": {"type": "boolean", "default": False,
-                                    "description": "ruled and announced, kept out of history"}},
-    },
-    "Press": {
-        "type": "object", "required": ["seat"], "additionalProperties": False,
-        "properties": {"seat": {"type": "string", "description": "a seat, or judge"},
-                       "button": {"type": "string", "enum": ["slap", "double", "yes", "no", "undo"],
-                                  "default": "slap"}},
-    },
-    "GameSummary": {
-        "type": "object",
-        "properties": {"id": {"type": "integer"}, "game": {"type": "string"},
-                       "title": {"type": "string"},
-                       "seats": {"type": "array", "items": {"type": "string"}},
-                       "created": {"type": "string", "format": "date-time"},
-                       "rounds": {"type": "integer"}, "final": {"type": "boolean"},
-                       "ended": {"type": "boolean"},
-                       "standings": {"type": "array", "items": _ref("SeatScore")},
-                       "winners": {"type": "array", "items": {"type": "string"}},
-                       "error": {"type": ["string", "null"]}},
-    },
-    "PlayerStats": {
-        "type": "object",
-        "properties": {"name": {"type": "string"}, "rating": {"type": "integer"},
-                       "games": {"type": "integer"}, "wins": {"type": "number"},
-                       "reactions": {"type": "object", "properties": {
-                           "count": {"type": "integer"},
-                           "median_ms": {"type": ["number", "null"]},
-                           "best_ms": {"type": ["number", "null"]}}}},
-    },
-}
+def schemas() -> dict[str, Any]:
+    """The JSON Schema of every body, generated from its one declaration in `bodies`."""
+    _, found = msgspec.json.schema_components(
+        (*bodies.REQUESTS, *bodies.ANSWERS), ref_template="#/components/schemas/{name}")
+    # The options a game takes are the game's own: listed from the registry, checked by its rules.
+    known: dict[str, Any] = {}
+    for cls in REGISTRY.values():
+        for option in cls.known_options().values():
+            known.setdefault(option.name, {"description": option.help})
+    options = found["NewGame"]["properties"]["options"]
+    options["properties"] = dict(sorted(known.items()))
+    options["description"] = "the game's options (each game takes some of these); see /setup"
+    return dict(found)
+
 
 RESPONSES: dict[str, Any] = {
     "BadRequest": _json(_ref("Error"), "bad JSON, a bad value, or an action the referee refuses"),
@@ -192,6 +83,7 @@ RESPONSES: dict[str, Any] = {
 
 
 def openapi_document() -> dict[str, Any]:
+    rules_for("spank-the-pig")  # imports every game module into the registry
     paths: dict[str, Any] = {
         "/": _page("Live table view"),
         "/judge": _page("Judge panel"),
@@ -212,10 +104,8 @@ def openapi_document() -> dict[str, Any]:
                                   "content": {"text/event-stream": {}}},
                           "503": _err("Busy")}}},
         "/api/games": {"get": {"summary": "Past games (practice games excluded), newest first",
-                               "tags": ["history"], "responses": {"200": _json(
-                                   {"type": "object", "properties": {"games": {
-                                       "type": "array", "items": _ref("GameSummary")}}},
-                                   "the games")}}},
+                               "tags": ["history"],
+                               "responses": {"200": _json(_ref("Games"), "the games")}}},
         "/api/games/{game_id}/log": {"get": {
             "summary": "A game's table log (JSON Lines), as `referee export` writes it",
             "tags": ["history"],
@@ -225,12 +115,8 @@ def openapi_document() -> dict[str, Any]:
                                   "content": {"text/plain": {"schema": {"type": "string"}}}},
                           "404": _err("NotFound")}}},
         "/api/stats": {"get": {"summary": "Per-player reaction times and ratings",
-                               "tags": ["history"], "responses": {"200": _json(
-                                   {"type": "object", "properties": {
-                                       "games": {"type": "integer"},
-                                       "players": {"type": "array",
-                                                   "items": _ref("PlayerStats")}}},
-                                   "players, best rating first")}}},
+                               "tags": ["history"],
+                               "responses": {"200": _json(_ref("Stats"), "players, best rating first")}}},
         "/api/pin": {"post": {"summary": "Check the table PIN", "tags": ["judge"],
                               "security": [{"TablePin": []}],
                               "responses": {"204": {"description": "the PIN is right"},
@@ -242,7 +128,7 @@ def openapi_document() -> dict[str, Any]:
         "/api/resume": _action("Resume"),
         "/api/end": _action("End the game now"),
         "/api/next-round": _action("Start the next round now"),
-        "/api/standings": _action("Say the standings aloud", ok="Standings"),
+        "/api/standings": _action("Say the standings aloud", ok="StandingsLine"),
         "/api/new-game": _action("Start a new game with these seats and options", body="NewGame"),
         "/api/press": {"post": {
             "summary": "Press a virtual button (mock mode only)", "tags": ["box"],
@@ -264,7 +150,7 @@ def openapi_document() -> dict[str, Any]:
                                 "and set up games. Errors are {\"error\": \"one line\"}."},
         "paths": paths,
         "components": {
-            "schemas": SCHEMAS,
+            "schemas": schemas(),
             "responses": RESPONSES,
             "securitySchemes": {"TablePin": {"type": "apiKey", "in": "header",
                                              "name": "X-Table-Pin"}},

@@ -49,7 +49,7 @@ class LoggedEvent:
 
 _LINE = msgspec.json.Decoder(Event)
 _TAGS: dict[str, type[Event]] = {
-    cls.__struct_config__.tag: cls for cls in (GameStart, Cue, Press, Facts, Penalty, Undo)
+    str(cls.__struct_config__.tag): cls for cls in (GameStart, Cue, Press, Facts, Penalty, Undo)
 }
 _SHAPE_FIELDS = frozenset({"type", "round"})  # a facts line's own fields; the rest are facts
 # The facts a facts line may carry; other extra fields are allowed and ignored. TODO(i11-core):

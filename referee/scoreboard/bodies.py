@@ -1,0 +1,229 @@
+"""The HTTP API's messages, each declared once: what a request may send and what an answer holds.
+
+The server decodes every request body with these Structs (`decode`), and `/api/openapi.json` is
+generated from the very same classes (`referee.scoreboard.openapi`), so the document cannot say
+anything the server does not do. Request bodies refuse unknown fields (a guest's typo is a 400 that
+names it); answers list every field the server sends. The message shape is declared here; what a
+game makes of the values (which facts it takes, its options, its seats) its rules decide.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypeVar
+
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from referee.events import AwaitingLine, RulingLine, SeatScore, StandingsLine
+from referee.wire import explain, plain, short
+
+MAX_TEXT = 200
+B = TypeVar("B", bound=Struct)
+
+
+class BodyError(ValueError):
+    """A request body the declarations refuse; the message is one line naming the field."""
+
+
+NON_BLANK = Meta(min_length=1, pattern=r"\S")  # a text with something in it, not only spaces
+SeatText = Annotated[str, NON_BLANK, Meta(max_length=40)]
+NameText = Annotated[str, NON_BLANK, Meta(max_length=24)]
+ReasonText = Annotated[str, NON_BLANK, Meta(max_length=MAX_TEXT)]
+RoundNumber = Annotated[int, Meta(ge=1, le=1_000_000, description="rounds count from 1")]
+Pin = Annotated[int, Meta(ge=0, le=27, description="a BCM pin number")]
+Colour = Annotated[str, Meta(pattern="^#[0-9a-fA-F]{6}$", examples=["#1f6feb"])]
+OptionValue = Annotated[str, Meta(max_length=40)] | int | bool
+
+# -- requests ----------------------------------------------------------------------------------
+
+# The facts a judge may give, as the games declare them: the union over every game (the running
+# game's rules refuse a fact it does not use). TODO(i11-core): build this from the games' own
+# fact declarations in the registry once they land, instead of this table.
+FACT_TYPES: dict[str, Any] = {
+    "pigs": Annotated[int, Meta(ge=0, le=72, description="3 means three or more")],
+    "doubles": Annotated[list[SeatText], Meta(
+        max_length=12, description="the characters showing a double, [] for none",
+        examples=[["hippo"]])],
+    "match": bool,
+    "claim": bool,
+    "void": Annotated[bool, Meta(description="the round does not count")],
+}
+
+Facts: type[Struct] = msgspec.defstruct(
+    "Facts",
+    [("round", RoundNumber),
+     *((name, kind | UnsetType, UNSET) for name, kind in FACT_TYPES.items())],
+    forbid_unknown_fields=True, kw_only=True, module=__name__)
+Facts.__doc__ = "What the judge saw in a round; give at least one fact. A later one corrects."
+
+
+def fact_values(body: Struct) -> dict[str, Any]:
+    """The facts given in a `Facts` body (the fields that were sent)."""
+    return {name: getattr(body, name) for name in FACT_TYPES if getattr(body, name) is not UNSET}
+
+
+class Penalty(Struct, forbid_unknown_fields=True, kw_only=True):
+    """A judge's penalty, in the game's own unit, with the reason said aloud."""
+
+    round: RoundNumber
+    seat: SeatText
+    count: Annotated[int, Meta(ge=1, le=20)] = 1
+    reason: ReasonText = "judge's penalty"
+
+
+class Empty(Struct, forbid_unknown_fields=True):
+    """No body, or an empty object."""
+
+
+class SeatSetup(Struct, forbid_unknown_fields=True, kw_only=True):
+    """One seat as the setup page sends it; a pin left out keeps the seat's default pin."""
+
+    name: NameText
+    colour: Colour | None = None
+    slap: Annotated[Pin | None, Meta(description="BCM pin of the slap button")] | UnsetType = UNSET
+    double: Annotated[Pin | None, Meta(
+        description="BCM pin of the double button (null: none)")] | UnsetType = UNSET
+
+
+class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
+    """A new game: which game, the seats (leave out to keep them) and the game's options."""
+
+    game: Annotated[SeatText, Meta(description="e.g. spank-the-pig")]
+    seats: Annotated[list[SeatSetup], Meta(
+        min_length=2, max_length=8, description="in seat order; leave out to keep the seats")
+    ] | UnsetType = UNSET
+    options: dict[Annotated[str, Meta(max_length=40)], OptionValue] = {}
+    practice: Annotated[bool, Meta(description="ruled and announced, kept out of history")] = False
+
+
+class Press(Struct, forbid_unknown_fields=True, kw_only=True):
+    """A press of a virtual button: a seat's slap or double, or the judge's yes, no or undo."""
+
+    seat: Annotated[SeatText, Meta(description="a seat, or judge")]
+    button: Literal["slap", "double", "yes", "no", "undo"] = "slap"
+
+
+REQUESTS: tuple[type[Struct], ...] = (Facts, Penalty, Empty, SeatSetup, NewGame, Press)
+
+# -- answers -----------------------------------------------------------------------------------
+
+
+class Error(Struct):
+    """Every refusal: one line naming the problem and the fix."""
+
+    error: str
+
+
+class EarlierRound(Struct):
+    round: int
+    rulings: list[RulingLine]
+
+
+class Box(Struct):
+    """The virtual button box: which seats have a double button, whether judge keys exist."""
+
+    double: list[str]
+    judge_keys: bool
+
+
+class State(Struct, forbid_unknown_fields=True, kw_only=True):
+    """The whole table; the same object every `state` event carries."""
+
+    game: Annotated[str | None, Meta(description="log name, e.g. spank-the-pig")]
+    title: str | None
+    game_id: int | None
+    practice: bool
+    phase: Literal["setup", "cadence", "race", "awaiting", "ruled", "paused", "over"]
+    round: Annotated[int, Meta(ge=0)]
+    rounds: Annotated[int | None, Meta(description="regular rounds, if known")]
+    unit: Annotated[str | None, Meta(description="whammies, lives or cards")]
+    seats: Annotated[list[SeatScore], Meta(description="standings order")]
+    seat_order: list[str]
+    rulings: Annotated[list[RulingLine], Meta(description="the latest round's rulings")]
+    reactions_us: Annotated[dict[str, int], Meta(
+        description="seat → reaction time in the latest round, µs")]
+    awaiting: AwaitingLine | None
+    final: bool
+    winners: list[str]
+    options: dict[str, Any]
+    said: Annotated[str, Meta(description="the last phrase said aloud")]
+    stuck: list[str]
+    words: Annotated[dict[str, Any], Meta(
+        description="the game's own words: unit, thing, act, letters")] | UnsetType = UNSET
+    earlier: Annotated[list[EarlierRound], Meta(
+        description="the rounds before the latest, up to five")] | UnsetType = UNSET
+    colours: dict[str, str]
+    facts: Annotated[list[str], Meta(description="facts the judge may give in this game")]
+    quiet: Annotated[bool, Meta(description="the game hides its races (Pig)")]
+    mock: bool
+    box: Box
+
+
+class Reactions(Struct):
+    count: int
+    median_ms: float | None
+    best_ms: float | None
+
+
+class PlayerStats(Struct):
+    name: str
+    rating: int
+    games: int
+    wins: float
+    reactions: Reactions
+
+
+class GameSummary(Struct):
+    id: int
+    game: str
+    title: str
+    seats: list[str]
+    created: Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
+    rounds: int
+    final: bool
+    ended: bool
+    standings: list[SeatScore]
+    winners: list[str]
+    error: str | None
+
+
+class Games(Struct):
+    """Past games (practice games excluded), newest first."""
+
+    games: list[GameSummary]
+
+
+class Stats(Struct):
+    """Players, best rating first."""
+
+    games: int
+    players: list[PlayerStats]
+
+
+ANSWERS: tuple[type[Struct], ...] = (Error, State, StandingsLine, Games, Stats)
+
+# -- decoding ----------------------------------------------------------------------------------
+
+_DECODERS: dict[type[Struct], msgspec.json.Decoder[Any]] = {}
+
+
+def decode(shape: type[B], raw: bytes) -> B:
+    """A request body (bytes as sent) as its declared Struct; BodyError names the problem.
+
+    An empty body is an empty object, so actions without fields need no body at all."""
+    decoder = _DECODERS.get(shape)
+    if decoder is None:
+        decoder = _DECODERS[shape] = msgspec.json.Decoder(shape)
+    try:
+        return decoder.decode(raw if raw.strip() else b"{}")  # type: ignore[no-any-return]
+    except msgspec.ValidationError as exc:
+        given = plain(raw)
+        if not isinstance(given, dict):
+            shown = "" if given is None else f", not {short(given)}"
+            raise BodyError(f"the body must be a JSON object, e.g. {{\"round\": 1}}{shown}") from None
+        raise BodyError(explain(exc, shape, given)) from None
+    except msgspec.DecodeError:  # after ValidationError, which is a kind of DecodeError
+        raise BodyError("the body is not valid JSON; send a JSON object") from None
+    except RecursionError:
+        raise BodyError("the body is nested too deeply; send a flat JSON object") from None
+

@@ -136,6 +136,8 @@ def explain(exc: msgspec.ValidationError, shape: type, raw: Any) -> str:
         return f"unknown field {field['name']!r}{place}" + (
             f"; use {words(known)}" if known else "; send no fields")
     if not path:
+        if not found["what"].startswith("Expected"):  # the declaration's own check said why
+            return str(found["what"])
         return f"must be {expects(root)}, not {short(raw)}"
     declared = type_at(root, path)
     value = _at(raw, path)

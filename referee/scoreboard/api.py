@@ -31,7 +31,6 @@ from referee.scoreboard.history import player_stats, table_games
 from referee.scoreboard.live import Hub
 from referee.scoreboard.pin import PinGuard
 from referee.store.database import StoreError, export_lines
-from referee.wire import words
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -195,8 +194,6 @@ def facts() -> Response:
     values = bodies.fact_values(data)
     if isinstance(values.get("doubles"), list):
         values["doubles"] = [d.strip() for d in values["doubles"]]
-    if not values:
-        raise ApiError(400, f"name at least one fact: {words(list(bodies.FACT_TYPES))}")
     return table_after("feed", event=Facts(data.round, values))  # type: ignore[attr-defined]
 
 

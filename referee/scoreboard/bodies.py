@@ -15,7 +15,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from referee.events import AwaitingLine, RulingLine, SeatScore, StandingsLine
-from referee.wire import explain, plain, short
+from referee.wire import explain, plain, short, words
 
 MAX_TEXT = 200
 B = TypeVar("B", bound=Struct)
@@ -49,17 +49,25 @@ FACT_TYPES: dict[str, Any] = {
     "void": Annotated[bool, Meta(description="the round does not count")],
 }
 
-Facts: type[Struct] = msgspec.defstruct(
-    "Facts",
-    [("round", RoundNumber),
-     *((name, kind | UnsetType, UNSET) for name, kind in FACT_TYPES.items())],
-    forbid_unknown_fields=True, kw_only=True, module=__name__)
-Facts.__doc__ = "What the judge saw in a round; give at least one fact. A later one corrects."
 
 
 def fact_values(body: Struct) -> dict[str, Any]:
     """The facts given in a `Facts` body (the fields that were sent)."""
     return {name: getattr(body, name) for name in FACT_TYPES if getattr(body, name) is not UNSET}
+
+
+def _some_fact(body: Struct) -> None:
+    if not fact_values(body):
+        raise ValueError(f"name at least one fact: {words(list(FACT_TYPES))}")
+
+
+Facts: type[Struct] = msgspec.defstruct(
+    "Facts",
+    [("round", RoundNumber),
+     *((name, kind | UnsetType, UNSET) for name, kind in FACT_TYPES.items())],
+    namespace={"__post_init__": _some_fact, "__doc__":
+               "What the judge saw in a round; give at least one fact. A later one corrects."},
+    forbid_unknown_fields=True, kw_only=True, module=__name__)
 
 
 class Penalty(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -88,7 +96,7 @@ class SeatSetup(Struct, forbid_unknown_fields=True, kw_only=True):
 class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
     """A new game: which game, the seats (leave out to keep them) and the game's options."""
 
-    game: Annotated[SeatText, Meta(description="e.g. spank-the-pig")]
+    game: Annotated[SeatText, Meta(description="the game's log name")]
     seats: Annotated[list[SeatSetup], Meta(
         min_length=2, max_length=8, description="in seat order; leave out to keep the seats")
     ] | UnsetType = UNSET
@@ -104,6 +112,8 @@ class Press(Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 REQUESTS: tuple[type[Struct], ...] = (Facts, Penalty, Empty, SeatSetup, NewGame, Press)
+# What JSON Schema can say of a body but a Struct's fields cannot: Facts' `__post_init__` check.
+SCHEMA_EXTRAS: dict[str, dict[str, Any]] = {"Facts": {"minProperties": 2}}
 
 # -- answers -----------------------------------------------------------------------------------
 
@@ -129,14 +139,14 @@ class Box(Struct):
 class State(Struct, forbid_unknown_fields=True, kw_only=True):
     """The whole table; the same object every `state` event carries."""
 
-    game: Annotated[str | None, Meta(description="log name, e.g. spank-the-pig")]
+    game: Annotated[str | None, Meta(description="the game's log name")]
     title: str | None
     game_id: int | None
     practice: bool
     phase: Literal["setup", "cadence", "race", "awaiting", "ruled", "paused", "over"]
     round: Annotated[int, Meta(ge=0)]
     rounds: Annotated[int | None, Meta(description="regular rounds, if known")]
-    unit: Annotated[str | None, Meta(description="whammies, lives or cards")]
+    unit: Annotated[str | None, Meta(description="what the game's scores count")]
     seats: Annotated[list[SeatScore], Meta(description="standings order")]
     seat_order: list[str]
     rulings: Annotated[list[RulingLine], Meta(description="the latest round's rulings")]
@@ -154,7 +164,7 @@ class State(Struct, forbid_unknown_fields=True, kw_only=True):
         description="the rounds before the latest, up to five")] | UnsetType = UNSET
     colours: dict[str, str]
     facts: Annotated[list[str], Meta(description="facts the judge may give in this game")]
-    quiet: Annotated[bool, Meta(description="the game hides its races (Pig)")]
+    quiet: Annotated[bool, Meta(description="the game hides its races")]
     mock: bool
     box: Box
 

@@ -60,13 +60,17 @@ def schemas() -> dict[str, Any]:
     _, found = msgspec.json.schema_components(
         (*bodies.REQUESTS, *bodies.ANSWERS), ref_template="#/components/schemas/{name}")
     # The options a game takes are the game's own: listed from the registry, checked by its rules.
+    options = found["NewGame"]["properties"]["options"]
+    value = options["additionalProperties"]  # the shape every option value has
     known: dict[str, Any] = {}
     for cls in REGISTRY.values():
         for option in cls.known_options().values():
-            known.setdefault(option.name, {"description": option.help})
-    options = found["NewGame"]["properties"]["options"]
+            known.setdefault(option.name, {"description": option.help, **value})
     options["properties"] = dict(sorted(known.items()))
     options["description"] = "the game's options (each game takes some of these); see /setup"
+    found["NewGame"]["properties"]["game"]["examples"] = sorted(REGISTRY)
+    for name, extra in bodies.SCHEMA_EXTRAS.items():
+        found[name].update(extra)
     return dict(found)
 
 

@@ -190,11 +190,9 @@ def check_pin() -> Response:
 @api.post("/facts")
 @needs_pin
 def facts() -> Response:
-    data = parse(bodies.Facts)
-    values = bodies.fact_values(data)
-    if isinstance(values.get("doubles"), list):
-        values["doubles"] = [d.strip() for d in values["doubles"]]
-    return table_after("feed", event=Facts(data.round, values))  # type: ignore[attr-defined]
+    data = parse(bodies.facts_body())
+    event = Facts(data.round, bodies.fact_values(data))  # type: ignore[attr-defined]
+    return table_after("feed", event=event)
 
 
 @api.post("/penalty")

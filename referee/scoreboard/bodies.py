@@ -36,38 +36,52 @@ OptionValue = Annotated[str, Meta(max_length=40)] | int | bool
 
 # -- requests ----------------------------------------------------------------------------------
 
-# The facts a judge may give, as the games declare them: the union over every game (the running
-# game's rules refuse a fact it does not use). TODO(i11-core): build this from the games' own
-# fact declarations in the registry once they land, instead of this table.
-FACT_TYPES: dict[str, Any] = {
-    "pigs": Annotated[int, Meta(ge=0, le=72, description="3 means three or more")],
-    "doubles": Annotated[list[SeatText], Meta(
-        max_length=12, description="the characters showing a double, [] for none",
-        examples=[["hippo"]])],
-    "match": bool,
-    "claim": bool,
-    "void": Annotated[bool, Meta(description="the round does not count")],
-}
+def fact_types() -> dict[str, Any]:
+    """The facts a judge may give, as the games declare them: the union over every game (the
+    running game's rules refuse a fact it does not use). TODO(i11-core): build this from the
+    games' own fact declarations in the registry once they land, instead of this table."""
+    return {
+        "pigs": Annotated[int, Meta(ge=0, le=72, description="3 means three or more")],
+        "doubles": Annotated[list[SeatText], Meta(
+            max_length=12, description="the characters showing a double, [] for none",
+            examples=[["hippo"]])],
+        "match": bool,
+        "claim": bool,
+        "void": Annotated[bool, Meta(description="the round does not count")],
+    }
 
+
+_FACTS: dict[str, type[Struct]] = {}
+
+
+def facts_body() -> type[Struct]:
+    """The `Facts` body for the facts the registered games declare now (a game registered later,
+    as a test's own game is, gets a body of its own)."""
+    types = fact_types()
+    key = repr(sorted(types.items()))
+    found = _FACTS.get(key)
+    if found is None:
+        found = _FACTS[key] = msgspec.defstruct(
+            "Facts",
+            [("round", RoundNumber),
+             *((name, kind | UnsetType, UNSET) for name, kind in types.items())],
+            namespace={"__post_init__": _some_fact, "__doc__": "What the judge saw in a round; "
+                       "give at least one fact. A later one corrects."},
+            forbid_unknown_fields=True, kw_only=True, module=__name__)
+    return found
 
 
 def fact_values(body: Struct) -> dict[str, Any]:
-    """The facts given in a `Facts` body (the fields that were sent)."""
-    return {name: getattr(body, name) for name in FACT_TYPES if getattr(body, name) is not UNSET}
+    """The facts sent in a `Facts` body; the names in a list of names are trimmed."""
+    sent = {name: getattr(body, name) for name in body.__struct_fields__ if name != "round"}
+    return {name: [v.strip() for v in value] if isinstance(value, list) else value
+            for name, value in sent.items() if value is not UNSET}
 
 
 def _some_fact(body: Struct) -> None:
     if not fact_values(body):
-        raise ValueError(f"name at least one fact: {words(list(FACT_TYPES))}")
-
-
-Facts: type[Struct] = msgspec.defstruct(
-    "Facts",
-    [("round", RoundNumber),
-     *((name, kind | UnsetType, UNSET) for name, kind in FACT_TYPES.items())],
-    namespace={"__post_init__": _some_fact, "__doc__":
-               "What the judge saw in a round; give at least one fact. A later one corrects."},
-    forbid_unknown_fields=True, kw_only=True, module=__name__)
+        names = [name for name in body.__struct_fields__ if name != "round"]
+        raise ValueError(f"name at least one fact: {words(names)}")
 
 
 class Penalty(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -111,7 +125,13 @@ class Press(Struct, forbid_unknown_fields=True, kw_only=True):
     button: Literal["slap", "double", "yes", "no", "undo"] = "slap"
 
 
-REQUESTS: tuple[type[Struct], ...] = (Facts, Penalty, Empty, SeatSetup, NewGame, Press)
+
+
+def requests() -> tuple[type[Struct], ...]:
+    """Every request body the API declares."""
+    return (facts_body(), Penalty, Empty, SeatSetup, NewGame, Press)
+
+
 # What JSON Schema can say of a body but a Struct's fields cannot: Facts' `__post_init__` check.
 SCHEMA_EXTRAS: dict[str, dict[str, Any]] = {"Facts": {"minProperties": 2}}
 

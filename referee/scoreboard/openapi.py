@@ -58,7 +58,7 @@ def _action(summary: str, *, body: str | None = None, ok: str = "State",
 def schemas() -> dict[str, Any]:
     """The JSON Schema of every body, generated from its one declaration in `bodies`."""
     _, found = msgspec.json.schema_components(
-        (*bodies.REQUESTS, *bodies.ANSWERS), ref_template="#/components/schemas/{name}")
+        (*bodies.requests(), *bodies.ANSWERS), ref_template="#/components/schemas/{name}")
     # The options a game takes are the game's own: listed from the registry, checked by its rules.
     options = found["NewGame"]["properties"]["options"]
     value = options["additionalProperties"]  # the shape every option value has

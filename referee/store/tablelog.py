@@ -64,6 +64,15 @@ def _facts(line: Facts, obj: Mapping[str, Any]) -> Facts:
     return Facts(line.round, values)
 
 
+def event_from_json(obj: Any) -> Event:
+    """One log object (parsed JSON) → one event, checked against the same declarations."""
+    try:
+        event = msgspec.convert(obj, Event)
+    except msgspec.ValidationError as exc:
+        raise ValueError(_explain(exc, obj)) from None
+    return _facts(event, obj) if isinstance(event, Facts) else event
+
+
 def event_from_line(raw: str | bytes) -> Event:
     """One log line → one event, decoded and checked in one pass against the declarations."""
     try:

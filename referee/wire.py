@@ -164,6 +164,29 @@ def _at(raw: Any, path: list[str | int]) -> Any:
     return node
 
 
+def not_json(raw: bytes | str, exc: msgspec.DecodeError) -> str:
+    """Why msgspec could not read a message, in one line. JSON's grammar lets a string escape half
+    of a UTF-16 pair ("\\ud800"), which is no text at all and cannot be stored: say where it is."""
+    found = _surrogate(plain(raw), [])
+    if found is not None:
+        where, text = found
+        return f"{field_name(where) or 'a key'} holds {ascii(text)}, half of a character; send text"
+    return f"not valid JSON: {str(exc).removeprefix('JSON is malformed: ')}"
+
+
+def _surrogate(node: Any, path: list[str | int]) -> tuple[list[str | int], str] | None:
+    if isinstance(node, str):
+        return (path, node) if any("\ud800" <= ch <= "\udfff" for ch in node) else None
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        if isinstance(key, str) and _surrogate(key, []) is not None:
+            return path, key
+        found = _surrogate(value, [*path, key])
+        if found is not None:
+            return found
+    return None
+
+
 def plain(raw: bytes | str) -> Any:
     """The message as plain JSON values, for quoting the bad value (None if it does not parse)."""
     try:

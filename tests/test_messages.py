@@ -341,6 +341,15 @@ def table_over(client: FlaskClient) -> bool:
     return bool(state["phase"] == "over")
 
 
+def test_half_a_character_is_refused_naming_the_field(client: FlaskClient) -> None:
+    """JSON lets a string escape half a UTF-16 pair ("\\ud800"): no text, and SQLite cannot store it."""
+    resp = client.post("/api/new-game", headers={"X-Table-Pin": PIN},
+                       data=b'{"game": "pig", "seats": [{"name": "X\\ud800"}, {"name": "Red"}]}',
+                       content_type="application/json", environ_base={"REMOTE_ADDR": ADDR})
+    assert resp.status_code == 400
+    assert resp.get_json()["error"] == "seats[0].name holds 'X\\ud800', half of a character; send text"
+
+
 def test_a_body_the_old_document_allowed_is_now_refused_by_both(client: FlaskClient) -> None:
     """The hand-written document said a reason of spaces was fine; the server refused it."""
     start(client, "spank-the-pig")
@@ -484,10 +493,12 @@ def test_extra_fields_in_a_log_line_are_allowed() -> None:
                                    "penalty or undo"),
     ({"t_us": 5}, "line 3: missing field 'type'"),
     (["press"], "line 3: each line must be a JSON object"),
+    ('{"type": "press", "t_us": 5, "seat": "Blue\\ud800"}',
+     "line 3: seat holds 'Blue\\ud800', half of a character; send text"),
 ])
 def test_a_bad_log_line_is_one_error_naming_the_line_and_the_field(line: Any, message: str) -> None:
     log = [dumps({"type": "game", "game": "spank-the-pig", "seats": ["Blue", "Red"]}),
-           dumps({"type": "cue", "t_us": 1}), json.dumps(line)]
+           dumps({"type": "cue", "t_us": 1}), line if isinstance(line, str) else json.dumps(line)]
     with pytest.raises(LogError) as err:
         replay(log)
     assert str(err.value) == message

@@ -15,7 +15,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from referee.events import AwaitingLine, RulingLine, SeatScore, StandingsLine
-from referee.wire import explain, plain, short, words
+from referee.wire import explain, not_json, plain, short, words
 
 MAX_TEXT = 200
 B = TypeVar("B", bound=Struct)
@@ -252,8 +252,10 @@ def decode(shape: type[B], raw: bytes) -> B:
             shown = "" if given is None else f", not {short(given)}"
             raise BodyError(f"the body must be a JSON object, e.g. {{\"round\": 1}}{shown}") from None
         raise BodyError(explain(exc, shape, given)) from None
-    except msgspec.DecodeError:  # after ValidationError, which is a kind of DecodeError
-        raise BodyError("the body is not valid JSON; send a JSON object") from None
+    except msgspec.DecodeError as exc:  # after ValidationError, which is a kind of DecodeError
+        reason = not_json(raw, exc)
+        raise BodyError(reason if not reason.startswith("not valid JSON") else
+                        "the body is not valid JSON; send a JSON object") from None
     except RecursionError:
         raise BodyError("the body is nested too deeply; send a flat JSON object") from None
 

@@ -29,7 +29,7 @@ from referee.events import (
     Undo,
 )
 from referee.rules.base import Rules, RulesError, rules_for
-from referee.wire import explain, plain, words
+from referee.wire import explain, not_json, plain, words
 
 MAX_LINE = 64 * 1024
 
@@ -80,7 +80,7 @@ def event_from_line(raw: str | bytes) -> Event:
     except msgspec.ValidationError as exc:
         raise ValueError(_explain(exc, plain(raw))) from None
     except msgspec.DecodeError as exc:
-        raise ValueError(f"not valid JSON: {str(exc).removeprefix('JSON is malformed: ')}") from None
+        raise ValueError(not_json(raw, exc)) from None
     if isinstance(event, Facts):  # rare: the judge's lines; their fields are the game's facts
         return _facts(event, json.loads(raw))
     return event

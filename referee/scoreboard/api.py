@@ -16,13 +16,13 @@ import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import wraps
+from functools import partial, wraps
 from typing import Any, TypeVar, cast
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from msgspec import UNSET, Struct
 
-from referee.config import ConfigError, SeatConfig, default_config
+from referee.config import ConfigError, SeatConfig, clean_text, default_config
 from referee.engine.ports import TablePort
 from referee.events import Facts, Penalty, Undo
 from referee.rules.base import REGISTRY, RulesError, rules_for
@@ -63,7 +63,14 @@ def ctx() -> Context:
 def needs_pin(view: F) -> F:
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        status, wait = ctx().guard.check(request.remote_addr or "?", request.headers.get("X-Table-Pin"))
+        c = ctx()
+        alerted = bool(c.guard.alert())
+        status, wait = c.guard.check(request.remote_addr or "?", request.headers.get("X-Table-Pin"))
+        if status and not alerted and c.guard.alert():  # someone started guessing: pages say so
+            try:
+                c.hub.broadcast(c.hub.message("state", c.hub.state(timeout=0.5)))
+            except queue.Empty:
+                pass
         if status == 429:
             seconds = max(1, math.ceil(wait))
             resp = jsonify(error=f"too many wrong PINs; try again in {seconds} seconds")
@@ -87,6 +94,14 @@ def parse(shape: type[B]) -> B:
         raise ApiError(400, str(exc)) from None
 
 
+def clean(value: str, what: str, limit: int = bodies.MAX_TEXT) -> str:
+    """User text at the edge: NFC, no control characters or lone surrogates, `limit` long."""
+    try:
+        return clean_text(value, what, limit)
+    except ConfigError as exc:
+        raise ApiError(400, str(exc)) from None
+
+
 def engine() -> Any:
     c = ctx()
     c.hub.attach()
@@ -103,6 +118,8 @@ def command(name: str, **args: Any) -> Any:
         raise ApiError(400, _one_line(exc)) from None
     except queue.Empty:
         raise ApiError(503, "the referee did not answer in time; try again") from None
+    except StoreError as exc:  # a full disk: nothing was logged, so nothing was done
+        raise ApiError(507, _one_line(exc)) from None
 
 
 def table_after(name: str, **args: Any) -> Response:
@@ -135,18 +152,21 @@ def get_state() -> Response:
 def events() -> Response:
     hub = ctx().hub
     hub.attach()
-    client = hub.join()
-    if client is None:
+    client = hub.join(request.remote_addr or "?")
+    if client is None:  # the pages then poll /api/state instead
         resp = jsonify(error="too many open scoreboards; try again shortly")
         resp.status_code = 503
         resp.headers["Retry-After"] = "5"
         return resp
     try:
         first = hub.message("state", hub.state())
+        resp = Response(hub.stream(client, first), mimetype="text/event-stream")
+        # the slot is freed when the response is closed, however it ends: a HEAD never starts
+        # the stream's body (so its `finally` would never run), a client may vanish first
+        resp.call_on_close(partial(hub.leave, client))
     except BaseException:
         hub.leave(client)
         raise
-    resp = Response(hub.stream(client, first), mimetype="text/event-stream")
     resp.headers["X-Accel-Buffering"] = "no"
     return resp
 
@@ -191,7 +211,9 @@ def check_pin() -> Response:
 @needs_pin
 def facts() -> Response:
     data = parse(bodies.facts_body())
-    event = Facts(data.round, bodies.fact_values(data))  # type: ignore[attr-defined]
+    values = {k: [clean(n, f"{k} name", 40) for n in v] if isinstance(v, list) else v
+              for k, v in bodies.fact_values(data).items()}
+    event = Facts(data.round, values)  # type: ignore[attr-defined]
     return table_after("feed", event=event)
 
 
@@ -199,7 +221,8 @@ def facts() -> Response:
 @needs_pin
 def penalty() -> Response:
     data = parse(bodies.Penalty)
-    event = Penalty(data.round, data.seat.strip(), data.count, data.reason.strip())
+    event = Penalty(data.round, clean(data.seat, "seat", 40), data.count,
+                    clean(data.reason, "reason"))
     return table_after("feed", event=event)
 
 
@@ -228,7 +251,7 @@ def _seat_configs(raw: list[bodies.SeatSetup], current: Any
     """The seats sent by the setup page, as `Table.reseat` takes them and as they will be built."""
     given: list[dict[str, Any]] = []
     for seat in raw:
-        item: dict[str, Any] = {"name": seat.name.strip()}
+        item: dict[str, Any] = {"name": clean(seat.name, "name", 24)}
         if seat.colour is not None:
             item["colour"] = seat.colour
         for key in ("slap", "double"):
@@ -253,7 +276,7 @@ def _seat_configs(raw: list[bodies.SeatSetup], current: Any
 def new_game() -> Response:
     c = ctx()
     data = parse(bodies.NewGame)
-    game = data.game.strip()
+    game = clean(data.game, "game", 40)
     if game not in REGISTRY:
         rules_for("spank-the-pig")  # imports every game module into the registry
     if game not in REGISTRY:
@@ -291,7 +314,7 @@ def press() -> Response:
 @needs_pin
 def _press(c: Context) -> Response:
     data = parse(bodies.Press)
-    seat, button = data.seat.strip(), data.button
+    seat, button = clean(data.seat, "seat", 40), data.button
     buttons = ("yes", "no", "undo") if seat == "judge" else ("slap", "double")
     if button not in buttons:
         raise ApiError(400, f"button must be {' or '.join(buttons)}, not {button!r}")
@@ -303,6 +326,11 @@ def _press(c: Context) -> Response:
         raise ApiError(400, _one_line(exc)) from None
     except RuntimeError as exc:
         raise ApiError(404, _one_line(exc)) from None
+    # the press is in the engine's queue: a snapshot asked after it answers once it is logged,
+    # so a press the log could not take is refused here, never answered 204 and dropped
+    full = command("snapshot").get("storage_full")
+    if full:
+        raise ApiError(507, full)
     return Response(status=204)
 
 

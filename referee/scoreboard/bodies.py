@@ -187,6 +187,9 @@ class State(Struct, forbid_unknown_fields=True, kw_only=True):
     quiet: Annotated[bool, Meta(description="the game hides its races")]
     mock: bool
     box: Box
+    storage_full: Annotated[str, Meta(
+        description="the one line said when the log could not grow; empty while it can")]
+    pin_alert: Annotated[str, Meta(description="someone is guessing the PIN: what the pages say")]
 
 
 class Reactions(Struct):

@@ -22,7 +22,8 @@ def table_config(args: argparse.Namespace, game: str | None = None) -> TableConf
         base = default_config(seats)
         config = TableConfig(game=config.game, seats=base.seats, judge=config.judge,
                              leds=config.leds, options=config.options, host=config.host,
-                             port=config.port, db=config.db, pin=config.pin, speech=config.speech)
+                             port=config.port, db=config.db, pin=config.pin, speech=config.speech,
+                             buttons=config.buttons)
     check_speech(config)
     return config
 

@@ -156,6 +156,15 @@ class Box(Struct):
     judge_keys: bool
 
 
+class Health(Struct, kw_only=True):
+    """What the status line shows besides the game: warnings a player must see, and the counts
+    `referee doctor` shows for the sound device and the button capture."""
+
+    warnings: list[str]
+    audio: dict[str, Any] = {}
+    capture: dict[str, Any] = {}
+
+
 class State(Struct, forbid_unknown_fields=True, kw_only=True):
     """The whole table; the same object every `state` event carries."""
 
@@ -190,6 +199,7 @@ class State(Struct, forbid_unknown_fields=True, kw_only=True):
     storage_full: Annotated[str, Meta(
         description="the one line said when the log could not grow; empty while it can")]
     pin_alert: Annotated[str, Meta(description="someone is guessing the PIN: what the pages say")]
+    health: Health
 
 
 class Reactions(Struct):

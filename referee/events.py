@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from msgspec import Meta, Struct, to_builtins
@@ -31,8 +32,8 @@ class GameStart(Struct, frozen=True, tag="game", tag_field="type"):
     options: dict[str, Any] = {}
 
 
-class Cue(Struct, frozen=True, tag="cue", tag_field="type"):
-    """The instant the go-word sounded (Pig's Tail: the flip call, with the flipper's seat)."""
+class Cue(Struct, frozen=True, tag="cue", tag_field="type", omit_defaults=True):
+    """The instant the go-word sounded, with the seat the call named if it names one."""
 
     t_us: Micros
     seat: SeatName | None = None
@@ -47,7 +48,8 @@ class Press(Struct, frozen=True, tag="press", tag_field="type"):
 
 
 class Facts(Struct, frozen=True, tag="facts", tag_field="type"):
-    """What only eyes can see, for one round: pigs, doubles, match, claim. A later one corrects.
+    """What only eyes can see, for one round, as the game declares its facts. A later one
+    corrects.
 
     On the wire the values are fields of the line itself (`{"type": "facts", "round": 1, "pigs":
     1}`); which fields are facts, and their values, the game declares and its rules check.
@@ -107,6 +109,25 @@ class ButtonReleased:
 Event = GameStart | Cue | Press | Facts | Penalty | Undo
 
 
+class Reason(StrEnum):
+    """Why a ruling was made, as python-chess's `Termination` says how a game ended.
+
+    Each game declares its reasons as a subclass. A member's value is the reason's text as the
+    table log and `referee replay` print it; it may hold `{fillers}` that the ruling supplies
+    (`Ruling.words`: the variant's action, a count). `phrase` is the key of the phrase the voice
+    says it with: "ruling" (a seat named, with its count and margin), "too_close", "unclear"...
+    Members are written `NAME = "text"` or `NAME = "text", "phrase key"`.
+    """
+
+    phrase: str
+
+    def __new__(cls, text: str, phrase: str = "ruling") -> Reason:
+        member = str.__new__(cls, text)
+        member._value_ = text
+        member.phrase = phrase
+        return member
+
+
 @dataclass(frozen=True)
 class Ruling:
     """One seat's result in one round (seat None: nobody, e.g. too close to call)."""
@@ -114,11 +135,17 @@ class Ruling:
     round: int
     seat: str | None
     delta: int
-    reason: str
+    reason: Reason
     margin_us: int | None = None
+    words: tuple[tuple[str, str], ...] = ()  # the fillers of the reason's text
+
+    @property
+    def text(self) -> str:
+        """The reason as said and logged: its text with the fillers in."""
+        return self.reason.format(**dict(self.words)) if self.words else str(self.reason.value)
 
     def to_json(self) -> dict[str, Any]:
-        return _plain(RulingLine(self.round, self.seat, self.delta, self.reason,
+        return _plain(RulingLine(self.round, self.seat, self.delta, self.text,
                                       self.margin_us))
 
 

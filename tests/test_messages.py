@@ -420,6 +420,7 @@ def test_every_answer_is_declared_in_full(client: FlaskClient, table: Table) -> 
         check_answer("/api/state", state)
     check_answer("/api/games", client.get("/api/games").get_json())
     check_answer("/api/stats", client.get("/api/stats").get_json())
+    check_answer("/api/setup", client.get("/api/setup").get_json())
     errors = post(client, "/api/facts", {"round": 1, "bogus": 1}).get_json()
     assert documented(errors, answer_schema("/api/facts", "post", "200")) is False
     assert documented(errors, {"$ref": "#/components/schemas/Error"})
@@ -450,6 +451,15 @@ def test_every_log_line_round_trips_through_its_declaration(event: Any) -> None:
     assert event_from_line(line) == event
     assert event_from_line(line.encode()) == event
     assert event_from_json(json.loads(line)) == event
+
+
+def test_log_lines_are_written_as_the_spec_shows_them() -> None:
+    assert dumps(event_to_json(Cue(1_000_000))) == '{"type": "cue", "t_us": 1000000}'
+    assert dumps(event_to_json(Press(1_212_000, "Blue"))) == (
+        '{"type": "press", "t_us": 1212000, "seat": "Blue", "button": "slap"}')
+    assert dumps(event_to_json(Facts(1, {"pigs": 1, "doubles": ["zebracorn"]}))) == (
+        '{"type": "facts", "round": 1, "pigs": 1, "doubles": ["zebracorn"]}')
+    assert dumps(event_to_json(Undo())) == '{"type": "undo"}'
 
 
 def test_output_lines_are_their_declarations() -> None:

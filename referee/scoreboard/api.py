@@ -22,10 +22,11 @@ from typing import Any, TypeVar, cast
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from msgspec import UNSET, Struct
 
-from referee.config import ConfigError, SeatConfig, clean_text, default_config
-from referee.engine.ports import TablePort
+from referee.config import ConfigError, SeatConfig, build_seats, clean_text
+from referee.engine.ports import EnginePort, TablePort
 from referee.events import Facts, Penalty, Undo
-from referee.rules.base import REGISTRY, RulesError, rules_for
+from referee.rules.base import games, rules_for
+from referee.rules.declare import RulesError
 from referee.scoreboard import bodies
 from referee.scoreboard.history import player_stats, table_games
 from referee.scoreboard.live import Hub
@@ -102,7 +103,7 @@ def clean(value: str, what: str, limit: int = bodies.MAX_TEXT) -> str:
         raise ApiError(400, str(exc)) from None
 
 
-def engine() -> Any:
+def engine() -> EnginePort:
     c = ctx()
     c.hub.attach()
     eng = c.table.engine
@@ -260,11 +261,7 @@ def _seat_configs(raw: list[bodies.SeatSetup], current: Any
                 item[key] = pin
         given.append(item)
     try:
-        base = default_config([g["name"] for g in given])
-        seats = tuple(
-            SeatConfig(name=g["name"], colour=g.get("colour") or d.colour,
-                       slap=g.get("slap", d.slap), double=g.get("double", d.double), led=d.led)
-            for g, d in zip(given, base.seats, strict=True))
+        seats = build_seats(given)
         dataclasses.replace(current, seats=seats)  # checks names, colours and pin clashes
     except ConfigError as exc:
         raise ApiError(400, _one_line(exc)) from None
@@ -277,10 +274,8 @@ def new_game() -> Response:
     c = ctx()
     data = parse(bodies.NewGame)
     game = clean(data.game, "game", 40)
-    if game not in REGISTRY:
-        rules_for("spank-the-pig")  # imports every game module into the registry
-    if game not in REGISTRY:
-        raise ApiError(400, f"unknown game {game!r}; choose one of {', '.join(sorted(REGISTRY))}")
+    if game not in games():
+        raise ApiError(400, f"unknown game {game!r}; choose one of {', '.join(games())}")
     options = {k: v for k, v in data.options.items() if v != ""}
     current = c.table.config
     given: list[dict[str, Any]] | None = None

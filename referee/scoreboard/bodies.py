@@ -15,6 +15,8 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from referee.events import AwaitingLine, RulingLine, SeatScore, StandingsLine
+from referee.rules.base import all_facts
+from referee.rules.declare import Fact
 from referee.wire import explain, not_json, plain, short, words
 
 MAX_TEXT = 200
@@ -36,19 +38,22 @@ OptionValue = Annotated[str, Meta(max_length=40)] | int | bool
 
 # -- requests ----------------------------------------------------------------------------------
 
+MAX_NAMES = 12  # names in one fact (the doubles showing...)
+
+
+def fact_type(fact: Fact) -> Any:
+    """The JSON shape of one declared fact: a count, a list of names, or a flag."""
+    if fact.kind == "count":
+        return Annotated[int, Meta(ge=0, le=fact.most, description=fact.label)]
+    if fact.kind == "names":
+        return Annotated[list[SeatText], Meta(max_length=MAX_NAMES, description=fact.label)]
+    return Annotated[bool, Meta(description=fact.label)]
+
+
 def fact_types() -> dict[str, Any]:
     """The facts a judge may give, as the games declare them: the union over every game (the
-    running game's rules refuse a fact it does not use). TODO(i11-core): build this from the
-    games' own fact declarations in the registry once they land, instead of this table."""
-    return {
-        "pigs": Annotated[int, Meta(ge=0, le=72, description="3 means three or more")],
-        "doubles": Annotated[list[SeatText], Meta(
-            max_length=12, description="the characters showing a double, [] for none",
-            examples=[["hippo"]])],
-        "match": bool,
-        "claim": bool,
-        "void": Annotated[bool, Meta(description="the round does not count")],
-    }
+    running game's rules refuse a fact it does not use)."""
+    return {name: fact_type(fact) for name, fact in all_facts().items()}
 
 
 _FACTS: dict[str, type[Struct]] = {}
@@ -186,6 +191,7 @@ class State(Struct, forbid_unknown_fields=True, kw_only=True):
     winners: list[str]
     options: dict[str, Any]
     said: Annotated[str, Meta(description="the last phrase said aloud")]
+    call: Annotated[str, Meta(description="the words of the latest call")] | UnsetType = UNSET
     stuck: list[str]
     words: Annotated[dict[str, Any], Meta(
         description="the game's own words: unit, thing, act, letters")] | UnsetType = UNSET
@@ -193,6 +199,9 @@ class State(Struct, forbid_unknown_fields=True, kw_only=True):
         description="the rounds before the latest, up to five")] | UnsetType = UNSET
     colours: dict[str, str]
     facts: Annotated[list[str], Meta(description="facts the judge may give in this game")]
+    fact_info: Annotated[dict[str, dict[str, Any]], Meta(
+        description="fact name → its declaration: kind, label, question, answers")]
+    buttons: Annotated[list[str], Meta(description="the buttons the game's races read")]
     quiet: Annotated[bool, Meta(description="the game hides its races")]
     mock: bool
     box: Box
@@ -230,6 +239,17 @@ class GameSummary(Struct):
     error: str | None
 
 
+class Setup(Struct):
+    """What a game can be set up with, as the games declare it, and this table's seats."""
+
+    games: Annotated[list[dict[str, Any]], Meta(description=(
+        "name, title, seats [fewest, most], unit, unit_words [one, many], buttons, options "
+        "(name, label, help, kind number|choice, default, unit, min/max or choices) and facts "
+        "(name, kind count|names|flag, label, question, ask, answers)"))]
+    seats: list[dict[str, Any]]
+    game: Annotated[str, Meta(description="the game set up now")]
+
+
 class Games(Struct):
     """Past games (practice games excluded), newest first."""
 
@@ -243,7 +263,7 @@ class Stats(Struct):
     players: list[PlayerStats]
 
 
-ANSWERS: tuple[type[Struct], ...] = (Error, State, StandingsLine, Games, Stats)
+ANSWERS: tuple[type[Struct], ...] = (Error, State, StandingsLine, Setup, Games, Stats)
 
 # -- decoding ----------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from referee import __version__
-from referee.rules.base import REGISTRY, rules_for
+from referee.rules.base import games
 from referee.scoreboard import bodies
 
 
@@ -64,12 +64,12 @@ def schemas() -> dict[str, Any]:
     options = found["NewGame"]["properties"]["options"]
     value = options["additionalProperties"]  # the shape every option value has
     known: dict[str, Any] = {}
-    for cls in REGISTRY.values():
+    for cls in games().values():
         for option in cls.known_options().values():
             known.setdefault(option.name, {"description": option.help, **value})
     options["properties"] = dict(sorted(known.items()))
     options["description"] = "the game's options (each game takes some of these); see /setup"
-    found["NewGame"]["properties"]["game"]["examples"] = sorted(REGISTRY)
+    found["NewGame"]["properties"]["game"]["examples"] = list(games())
     for name, extra in bodies.SCHEMA_EXTRAS.items():
         found[name].update(extra)
     return dict(found)
@@ -91,7 +91,6 @@ RESPONSES: dict[str, Any] = {
 
 
 def openapi_document() -> dict[str, Any]:
-    rules_for("spank-the-pig")  # imports every game module into the registry
     paths: dict[str, Any] = {
         "/": _page("Live table view"),
         "/judge": _page("Judge panel"),
@@ -111,6 +110,10 @@ def openapi_document() -> dict[str, Any]:
             "responses": {"200": {"description": "an event stream",
                                   "content": {"text/event-stream": {}}},
                           "503": _err("Busy")}}},
+        "/api/setup": {"get": {
+            "summary": "What a game can be set up with: every game's seats, options and facts, "
+                       "as the games declare them, and this table's seats",
+            "tags": ["api"], "responses": {"200": _json(_ref("Setup"), "the catalogue")}}},
         "/api/games": {"get": {"summary": "Past games (practice games excluded), newest first",
                                "tags": ["history"],
                                "responses": {"200": _json(_ref("Games"), "the games")}}},

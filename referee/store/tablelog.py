@@ -28,7 +28,9 @@ from referee.events import (
     Standings,
     Undo,
 )
-from referee.rules.base import Rules, RulesError, rules_for
+from referee.rules.base import Rules, all_facts, rules_for
+from referee.rules.declare import RulesError
+from referee.rules.replay import ReplayError, drive
 from referee.wire import explain, not_json, plain, words
 
 MAX_LINE = 64 * 1024
@@ -52,15 +54,13 @@ _TAGS: dict[str, type[Event]] = {
     str(cls.__struct_config__.tag): cls for cls in (GameStart, Cue, Press, Facts, Penalty, Undo)
 }
 _SHAPE_FIELDS = frozenset({"type", "round"})  # a facts line's own fields; the rest are facts
-# The facts a facts line may carry; other extra fields are allowed and ignored. TODO(i11-core):
-# read these from the games' own fact declarations once they land.
-FACT_NAMES = frozenset({"pigs", "doubles", "match", "claim", "void"})
 
 
 def _facts(line: Facts, obj: Mapping[str, Any]) -> Facts:
-    values = {k: v for k, v in obj.items() if k in FACT_NAMES and k not in _SHAPE_FIELDS}
+    known = all_facts()  # extra fields are allowed: those no game declares are dropped
+    values = {k: v for k, v in obj.items() if k in known and k not in _SHAPE_FIELDS}
     if not values:
-        raise ValueError("facts line names no facts (pigs, doubles, match, claim or void)")
+        raise ValueError(f"facts line names no facts ({words(list(known))})")
     return Facts(line.round, values)
 
 
@@ -159,39 +159,10 @@ def _replay(lines: Iterable[str], overrides: Mapping[str, Any] | None) -> Replay
         rules = new_rules(first.event, overrides)
     except RulesError as exc:
         raise LogError(first.line, str(exc)) from None
-    timed: list[tuple[int, int, LoggedEvent]] = []
-    judge: list[LoggedEvent] = []
-    cues_seen = 0
-    for item in events:
-        ev = item.event
-        if isinstance(ev, GameStart):
-            raise LogError(item.line, "a second game line; a log holds exactly one game")
-        if isinstance(ev, Cue | Press):
-            seat = ev.seat
-            if seat is not None and seat not in rules.seats:
-                raise LogError(item.line, f"seat {seat!r} is not at this table "
-                                          f"({', '.join(rules.seats)})")
-            if isinstance(ev, Cue):
-                cues_seen += 1
-            timed.append((ev.t_us, len(timed), item))
-        else:
-            if isinstance(ev, Facts | Penalty) and rules.ROUNDS_FROM_CUES and ev.round > cues_seen:
-                raise LogError(item.line, f"round {ev.round} has no cue before this line "
-                                          f"(cues so far: {cues_seen})")
-            judge.append(item)
-    timed.sort(key=lambda x: (x[0], x[1]))
-    for t_us, _, item in timed:
-        try:
-            rules.advance(t_us)
-            rules.feed(item.event)
-        except RulesError as exc:
-            raise LogError(item.line, str(exc)) from None
-    rules.finish()
-    for item in judge:
-        try:
-            rules.feed(item.event)
-        except RulesError as exc:
-            raise LogError(item.line, str(exc)) from None
+    try:
+        drive(rules, ((item.line, item.event) for item in events))
+    except ReplayError as exc:
+        raise LogError(exc.line, exc.message) from None
     return Replay(rules, rules.outputs(), rules.standings())
 
 

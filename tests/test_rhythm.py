@@ -325,3 +325,14 @@ def test_the_judge_panel_starts_play_and_pause_is_refused_in_the_ready_step(
         assert resp.status_code == 400 and "nothing to start" in resp.get_json()["error"]
     finally:
         table.close()
+
+
+def test_resume_calls_off_a_pending_pause_and_never_starts_a_table_that_is_not_ready() -> None:
+    r = Rhythm(["A"], Pace())
+    assert not r.resume(0) and r.phase is Phase.READY  # resume is no start
+    r = Rhythm(["A"], Pace(), ready=False)
+    r.called(0)
+    assert r.pause(10, in_hand=True) and r.phase is Phase.PAUSING
+    assert r.resume(20) and r.phase is Phase.RULING  # called off: play goes on
+    assert r.pause(30, in_hand=False) and r.phase is Phase.PAUSED
+    assert r.resume(40) and r.phase is Phase.COUNT_IN

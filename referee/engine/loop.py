@@ -278,6 +278,14 @@ class Engine:
         self._counting_in()
         return True
 
+    def _resume(self) -> None:
+        """The panel's Resume (or the voice back): a pause is called off or counted in."""
+        if self.storage_full:
+            self.store.mark(self.game_id, "resumed", True)  # raises while the disk is full
+            self.storage_full = ""
+        if self.rhythm.resume(self.now()) and self.rhythm.phase is Phase.COUNT_IN:
+            self._counting_in()
+
     def _counting_in(self) -> None:
         if self.leds is not None:
             self.leds.all_leds(False)
@@ -550,7 +558,9 @@ class Engine:
         elif name == "pause":
             if not self._pause():
                 raise ValueError(f"nothing to pause: the table is {self.phase()}")
-        elif name in ("resume", "start"):
+        elif name == "resume":  # idempotent: a table already playing just plays on
+            self._resume()
+        elif name == "start":
             if not self._start_play():
                 raise ValueError(f"nothing to start: the table is {self.phase()}")
         elif name == "end":

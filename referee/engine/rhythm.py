@@ -98,7 +98,7 @@ class Rhythm:
             self.ready.add(seat)
             return "ready"
         if self.phase is Phase.PAUSED:
-            self.resume(t_us)
+            self.start(t_us)
             return "resume"
         if self.phase is Phase.COUNT_IN or self.play_from_us < 0 or t_us < self.play_from_us:
             return "ignore"  # a ready or resume press, however late it arrives
@@ -116,7 +116,15 @@ class Rhythm:
             return True
         return False
 
-    resume = start
+    def resume(self, t_us: int) -> bool:
+        """Go on after a break: a pause not yet in effect is called off; a table paused goes
+        through the count-in. Anything else (ready, playing, over) is left as it is."""
+        if self.phase is Phase.PAUSING:
+            self.phase = self._after_pause
+            return True
+        if self.phase is Phase.PAUSED:
+            return self.start(t_us)
+        return False
 
     def pause(self, t_us: int, *, in_hand: bool) -> bool:
         """Pause now, or (`in_hand`: a race or a question of the current round) once it is done."""

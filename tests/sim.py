@@ -13,6 +13,7 @@ The `sim` fixture (tests/conftest.py) makes them and closes them.
 from __future__ import annotations
 
 import io
+import queue
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +23,7 @@ from gpiozero.pins.mock import MockFactory
 
 from referee.capture.gpio import ButtonBox
 from referee.config import default_config
-from referee.engine.loop import Engine, open_game
+from referee.engine.loop import Command, Engine, open_game
 from referee.events import GameStart
 from referee.store.database import Store, connect, events, export_lines
 from referee.store.tablelog import replay
@@ -119,6 +120,18 @@ class Sim:
         while not done():
             assert self.t_ms < end, f"not done after {limit_ms} ms of simulated time"
             self.run_to(min(end, self.t_ms + step_ms), step_ms)
+
+    def command(self, name: str, **args: Any) -> Any:
+        """A control command, as the scoreboard and the CLI send it, answered at the next wake-up."""
+        engine = self.engine
+        assert engine is not None
+        reply: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        engine.submit(Command(name, args, reply))
+        engine.pump()
+        result = reply.get_nowait()
+        if isinstance(result, Exception):
+            raise result
+        return result
 
     def start_round(self) -> float:
         """Start the next round now; returns its cue (the go-word) in ms."""

@@ -34,7 +34,9 @@ from referee.store.tablelog import replay
 from tests.support import ROOT, export, figure
 
 SEATS = "Blue,Red,Green"
-PLAY_OPTIONS = ["tempo_ms=100", "window_ms=400", "pause_ms=400", "doubles=off"]
+PLAY_OPTIONS = ["tempo_ms=100", "window_ms=300", "pause_ms=200", "doubles=off"]
+# the driver's hands: ~40 ms between presses, the judge answers after 150 ms
+DRIVER_ENV = {"DRIVE_GAP_S": "0.04", "DRIVE_JUDGE_WAIT_S": "0.15"}
 
 
 class Driven:
@@ -48,7 +50,7 @@ class Driven:
             args += ["--option", opt]
         if until_over:
             args.append("--exit-when-over")
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, **DRIVER_ENV, "PYTHONPATH": str(ROOT)}
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, env=env, cwd=workdir)
         self.marks: list[list[str]] = []
@@ -198,8 +200,8 @@ def check_kill(report: KillReport, expect: str, before: list[str], after: list[s
 def run_kill_scenario(name: str, kill_points: list[str], workdir: Path) -> KillReport:
     """Play one game, pulling the plug at each kill point in turn, then play it to its end.
 
-    Three seats; 5 rounds (deck 15), or 10 (deck 30) when the plug is pulled more than once."""
-    deck = 15 if len(kill_points) == 1 else 30
+    Three seats; 4 rounds (deck 12), or 8 (deck 24) when the plug is pulled more than once."""
+    deck = 12 if len(kill_points) == 1 else 24
     report = KillReport(name)
     db = workdir / "table.db"
     started = time.monotonic()
@@ -222,7 +224,7 @@ def run_kill_scenario(name: str, kill_points: list[str], workdir: Path) -> KillR
                 after = export(db)  # the void line (if any) is written before the table starts
                 check_kill(report, expect, before, after, ruled_live, asked_live)
             if point == "random":
-                time.sleep(rng.uniform(0.05, 1.5))
+                time.sleep(rng.uniform(0.05, 1.0))
                 expect = "either"
             else:
                 pred, expect = KILL_POINTS[point]

@@ -162,14 +162,29 @@ def test_a_deeply_nested_log_line_is_refused_in_one_line(tmp_path: Path) -> None
     assert rc == 2 and "line 3" in err
 
 
-def rss_run(args: list[str], workdir: Path) -> tuple[subprocess.CompletedProcess[str], float, float]:
-    """Run a command; return its result, its wall time and its own peak RSS (MiB, from wait4)."""
+def rss_run(args: list[str], workdir: Path, limit_s: float = 30.0
+            ) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """Run a command; return its result, its wall time and its own peak RSS (MiB, from wait4).
+
+    A run past `limit_s` is killed and fails the test: a replay that turned quadratic must fail
+    here, not hang the suite."""
     started = time.monotonic()
     out_path, err_path = workdir / "out.txt", workdir / "err.txt"
     with out_path.open("w") as out, err_path.open("w") as err:
         proc = subprocess.Popen(args, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
-        _, status, usage = os.wait4(proc.pid, 0)
+        pid = 0
+        try:
+            while True:
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                assert time.monotonic() - started < limit_s, f"{args[3:]}: still running after {limit_s} s"
+                time.sleep(0.02)
+        finally:
+            if not pid:  # failed or interrupted: the child goes too
+                proc.kill()
+                proc.wait()
         proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.monotonic() - started
     result = subprocess.CompletedProcess(args, proc.returncode, out_path.read_text(),

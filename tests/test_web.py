@@ -269,7 +269,6 @@ def test_a_missing_pin_is_not_a_wrong_try(client: FlaskClient) -> None:
     ("/api/penalty", {"round": 1, "seat": "Purple", "count": 1, "reason": "x"}),
     ("/api/penalty", {"round": 1, "seat": "Blue", "count": 0, "reason": "x"}),
     ("/api/penalty", {"round": 1, "seat": "Blue", "reason": ""}),
-    ("/api/undo", {"x": 1}),
     ("/api/undo", {}),
     ("/api/next-round", "[1]"),
     ("/api/new-game", {"game": "chess", "seats": [{"name": "A"}, {"name": "B"}]}),
@@ -393,6 +392,21 @@ def test_pause_resume_and_next_round_refusals(client: FlaskClient) -> None:
 def test_undo_with_nothing_to_undo_is_400(client: FlaskClient) -> None:
     resp = post(client, "/api/undo")
     assert resp.status_code == 400 and "undo" in resp.get_json()["error"]
+
+
+def test_undo_with_an_unknown_field_is_400_for_the_field(client: FlaskClient) -> None:
+    """There is a judge action to undo, so the 400 can only come from the field it names."""
+    assert post(client, "/api/next-round").status_code == 200
+    penalty = {"round": 1, "seat": "Blue", "count": 1, "reason": "slapped the hippo"}
+    assert post(client, "/api/penalty", penalty).status_code == 200
+    before = state(client)
+    resp = post(client, "/api/undo", {"x": 1})
+    assert resp.status_code == 400
+    error = resp.get_json()["error"]
+    assert "'x'" in error and "\n" not in error, error
+    assert state(client)["seats"] == before["seats"]  # the penalty stands
+    assert post(client, "/api/undo", {}).status_code == 200  # the same undo, without the field
+    wait_for(lambda: {r["seat"]: r["score"] for r in state(client)["seats"]}["Blue"] == 0)
 
 
 def test_virtual_box_press_reaches_the_engine(client: FlaskClient, table: Table) -> None:

@@ -38,8 +38,8 @@ class Sim:
     """An engine on a simulated clock, fed by a ButtonBox on TickPins; the test moves time."""
 
     def __init__(self, db: Path, factory: MockFactory, seats: list[str], options: dict[str, str],
-                 *, game: str = "spank-the-pig", auto: bool = False, announcer: Any = None,
-                 doubles: bool = False, **box_kw: Any) -> None:
+                 *, game: str = "spank-the-pig", auto: bool = False, practice: bool = False,
+                 announcer: Any = None, doubles: bool = False, **box_kw: Any) -> None:
         self.factory = factory
         self.t_ms = 0.0
         self.engine: Engine | None = None
@@ -50,7 +50,8 @@ class Sim:
         self.voice = announcer or PrintAnnouncer(io.StringIO(), lead_ms=100, clock=self.clock,
                                                  quiet=True)
         self.engine = open_game(self.store, GameStart(game, tuple(seats), options),
-                                self.voice, clock=self.clock, leds=self.box, auto=auto)
+                                self.voice, clock=self.clock, leds=self.box, auto=auto,
+                                practice=practice)
         self.published: deque[tuple[str, dict[str, Any]]] = deque(maxlen=200)
         self.engine.subscribe(lambda kind, data: self.published.append((kind, data)))
         for item in self.early:

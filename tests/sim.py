@@ -3,8 +3,8 @@
 `Sim` is the real `Engine` (its real rules, a real SQLite log, the print announcer) fed by a real
 `ButtonBox` on gpiozero's MockFactory with `TickPin`s, so every press goes through the capture
 code with an edge time the test picks. The engine thread is not started: the test moves time and
-`Sim` does what the thread does at each wake-up (`Engine.begin`, then `Engine.pump` at
-`Engine.next_wake` or every `step_ms`, as the loop wakes at least every half second).
+`Sim` does what the thread does (`Engine.open`, then `Engine.run_items` at each wake-up: at
+`Engine.next_wake`, or every `step_ms` as the loop wakes at least every half second).
 
 Times are milliseconds after the box's reference instant (`Sim.ms`), like tests/test_gpio.py.
 The `sim` fixture (tests/conftest.py) makes them and closes them.
@@ -13,6 +13,7 @@ The `sim` fixture (tests/conftest.py) makes them and closes them.
 from __future__ import annotations
 
 import io
+import logging
 import queue
 from collections import deque
 from collections.abc import Callable
@@ -29,6 +30,18 @@ from referee.store.database import Store, connect, events, export_lines
 from referee.store.tablelog import replay
 from referee.voice.announce import PrintAnnouncer
 from tests.conftest import TickPin
+
+engine_log = logging.getLogger("referee.engine.loop")
+
+
+class _Errors(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
 
 SIM_OPTIONS = {"deck": "72", "tempo_ms": "100", "window_ms": "1000", "doubles": "off"}
 BLUE, RED, GREEN = 4, 17, 27  # the default slap pins of seats 1-3
@@ -57,7 +70,7 @@ class Sim:
         for item in self.early:
             self.engine.submit(item)
         if auto:
-            self.engine.begin()
+            self.engine.open()
 
     def _sink(self, item: object) -> None:
         if self.engine is None:
@@ -101,7 +114,23 @@ class Sim:
         assert engine is not None
         if to_ms is not None:
             self.t_ms = max(self.t_ms, to_ms)
-        engine.pump()
+        self._run_items()
+
+    def _run_items(self) -> None:
+        """Everything queued, then a step, as the engine thread does when it wakes."""
+        engine = self.engine
+        assert engine is not None
+        try:
+            item = engine.queue.get_nowait()
+        except queue.Empty:
+            item = None
+        errors = _Errors()
+        engine_log.addHandler(errors)
+        try:
+            engine.run_items(item)  # logs a bug and goes on, as the table must; a test must not
+        finally:
+            engine_log.removeHandler(errors)
+        assert not errors.records, logging.Formatter().format(errors.records[0])
 
     def run_to(self, to_ms: float, step_ms: float = 100.0) -> None:
         """Let simulated time pass, waking the engine when it asks to be woken (a window closing,
@@ -128,7 +157,7 @@ class Sim:
         assert engine is not None
         reply: queue.SimpleQueue[Any] = queue.SimpleQueue()
         engine.submit(Command(name, args, reply))
-        engine.pump()
+        self._run_items()
         result = reply.get_nowait()
         if isinstance(result, Exception):
             raise result

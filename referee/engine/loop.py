@@ -149,7 +149,7 @@ class Engine:
         return self.clock() + self.offset_us
 
     def _run(self) -> None:
-        self.begin()
+        self.open()
         while not self._stop.is_set():
             wake = self.next_wake()
             timeout = None if wake is None else max(0.0, (wake - self.now()) / 1e6)
@@ -157,31 +157,29 @@ class Engine:
                 item = self.queue.get(timeout=min(timeout, 0.5) if timeout is not None else 0.5)
             except queue.Empty:
                 item = None
-            try:
-                self.pump(item)
-            except Exception:  # a bug must not stop the table; it is logged with its traceback
-                log.exception("engine error")
+            self.run_items(item)
 
-    # The thread's loop is begin(), then pump() at each wake-up; tests call them on a simulated
-    # clock (tests/sim.py) to play a game in simulated time, one wake-up at a time.
+    # The loop is open(), then run_items() at each wake-up (next_wake()); tests/sim.py calls them
+    # on a simulated clock, without the thread, to play a game one wake-up at a time.
 
-    def begin(self) -> None:
+    def run_items(self, item: Any) -> None:
+        """Handle `item` and everything queued behind it, then `step` (the loop's one turn)."""
+        try:
+            while item is not None:
+                self._handle(item)
+                try:
+                    item = self.queue.get_nowait()
+                except queue.Empty:
+                    item = None
+            self.step()
+        except Exception:  # a bug must not stop the table; it is logged with its traceback
+            log.exception("engine error")
+
+    def open(self) -> None:
         """What the thread does first: show the table and schedule the first round."""
         self._publish("state", self.snapshot())
         if self.auto and self.rules.round_count() == 0:
             self.next_round_us = self.now() + 300_000
-        self.step()
-
-    def pump(self, item: Any = None) -> None:
-        """One wake-up: handle `item` (if any) and everything queued, in order, then step."""
-        while True:
-            if item is None:
-                try:
-                    item = self.queue.get_nowait()
-                except queue.Empty:
-                    break
-            self._handle(item)
-            item = None
         self.step()
 
     def next_wake(self) -> int | None:

@@ -477,8 +477,8 @@ def test_doctor_speech_tools_and_a_broken_check(mock_factory: MockFactory,
     monkeypatch.setattr(doctor, "_PYTTSX3_PROBE", "import time; time.sleep(5)")
     monkeypatch.setattr(doctor, "PYTTSX3_TIMEOUT_S", 0.2)
     pyttsx3 = texts(make_doctor().check_pyttsx3())
-    assert pyttsx3[0].startswith(("FIX pyttsx3: ", "FIX pyttsx3: not installed"))
-    assert "init hangs (> 0.2 s)" in pyttsx3[0] or "not installed" in pyttsx3[0]
+    # pyttsx3 is a dependency of the package: it is installed wherever the suite runs
+    assert pyttsx3[0].startswith("FIX pyttsx3: ") and "init hangs (> 0.2 s)" in pyttsx3[0]
     monkeypatch.setattr(doctor, "_PYTTSX3_PROBE", "raise SystemExit('no espeak library')")
     assert "init fails (no espeak library)" in texts(make_doctor().check_pyttsx3())[0]
 

@@ -215,8 +215,8 @@ def check_kill(report: KillReport, expect: str, before: list[str], after: list[s
 def run_kill_scenario(name: str, kill_points: list[str], workdir: Path) -> KillReport:
     """Play one game, pulling the plug at each kill point in turn, then play it to its end.
 
-    Three seats; 4 rounds (deck 12), or 8 (deck 24) when the plug is pulled more than once."""
-    deck = 12 if len(kill_points) == 1 else 24
+    Three seats; 4 rounds (deck 12), or 6 (deck 18) when the plug is pulled more than once."""
+    deck = 12 if len(kill_points) == 1 else 18
     report = KillReport(name)
     db = workdir / "table.db"
     started = time.monotonic()

@@ -22,6 +22,13 @@ def one_line(message: str) -> bool:
     return bool(message) and "\n" not in message and "Traceback" not in message
 
 
+def assert_refused_in_one_line(result: subprocess.CompletedProcess[str]) -> None:
+    """Exit status 2 and one line on stderr, never a traceback."""
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+
+
 def run_referee(*args: str, stdin: str | None = None, timeout: float = 60,
                 env: dict[str, str | None] | None = None) -> subprocess.CompletedProcess[str]:
     """`referee ARGS` in a subprocess; a timeout is returned as exit status -9 (it was killed:

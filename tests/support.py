@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from referee.engine.loop import Engine
 from referee.store.database import connect, export_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,3 +51,17 @@ def export(db: Path) -> list[str]:
         return list(export_lines(conn))
     finally:
         conn.close()
+
+
+def end_window(engine: Engine, window_ms: int) -> None:
+    """Move a live engine's clock past a race window, so a split round is decided now instead of
+    racing the wall clock (tests give races long windows, so a loaded machine cannot close one
+    before the test's presses land).
+
+    The engine's time is the wall clock plus `offset_us` (what keeps a resumed game after its
+    logged times); presses keep their edge times on it. The offset changes only between two
+    commands, while the engine thread waits for the next item; the second command wakes it to
+    find the window over."""
+    engine.command("snapshot")  # every press sent so far is handled
+    engine.offset_us += window_ms * 1000
+    engine.command("snapshot")

@@ -20,6 +20,7 @@ import pytest
 from referee.cli.table import Table
 from referee.config import default_config
 from referee.scoreboard.app import WebServer, serve_in_thread
+from tests.support import end_window
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
@@ -84,17 +85,9 @@ class Live:
         pin.drive(True, ticks + 0.05)
 
     def end_window(self, window_ms: int = WINDOW_MS) -> None:
-        """Move the engine's clock past the race window, so a split round is decided now.
-
-        The engine's time is the wall clock plus `offset_us` (what keeps a resumed game after its
-        logged times); presses keep their edge times on it. The offset changes only between
-        commands, while the engine thread waits, and the second command wakes it to see the
-        window over."""
-        engine = self.table.engine
-        assert engine is not None
-        engine.command("snapshot")  # every press sent so far is handled
-        engine.offset_us += window_ms * 1000
-        engine.command("snapshot")
+        """Decide a split round now (tests/support.py)."""
+        assert self.table.engine is not None
+        end_window(self.table.engine, window_ms)
 
 
 def settled(p: Any) -> None:

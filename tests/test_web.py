@@ -22,10 +22,14 @@ from referee.config import default_config
 from referee.scoreboard import live as web_live
 from referee.scoreboard.app import create_app, serve_in_thread
 from referee.scoreboard.history import GameSummary, player_stats
+from tests.support import end_window
 
 PIN = "2468"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
-FAST = {"tempo_ms": 100, "window_ms": 300, "pause_ms": 100, "tie_us": 1}
+# A long window, so a loaded machine cannot close a race before the test's presses land; the
+# test ends it when they have (`end_window`: doubles are on, so a race runs to its window's end).
+WINDOW_MS = 60_000
+FAST = {"tempo_ms": 100, "window_ms": WINDOW_MS, "pause_ms": 100, "tie_us": 1}
 POSTS = ["/api/facts", "/api/penalty", "/api/undo", "/api/pause", "/api/resume", "/api/end",
          "/api/next-round", "/api/standings", "/api/new-game", "/api/press", "/api/pin"]
 
@@ -87,11 +91,13 @@ def state(client: FlaskClient) -> dict[str, Any]:
 
 
 def split_round(client: FlaskClient, table: Table, pressing: tuple[str, ...]) -> int:
-    """Start a round, let `pressing` slap after the cue; returns the round number."""
+    """Start a round, let `pressing` slap after the cue, end its window; returns its number."""
     assert post(client, "/api/next-round").status_code == 200
     wait_for(lambda: state(client)["phase"] == "race")
     for seat in pressing:
         assert post(client, "/api/press", {"seat": seat}).status_code == 204
+    assert table.engine is not None
+    end_window(table.engine, WINDOW_MS)
     return int(state(client)["round"])
 
 

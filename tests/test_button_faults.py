@@ -303,7 +303,7 @@ def wait_until(check: Callable[[], bool], timeout: float = 10.0) -> None:
 @pytest.mark.parametrize("blocking", [False, True], ids=["voice-thread", "blocking-say"])
 def test_presses_during_speech_keep_their_edge_times(tmp_path: Path, mock_factory: MockFactory,
                                                      blocking: bool) -> None:
-    voice = SlowVoice(1.0, blocking=blocking)
+    voice = SlowVoice(0.6, blocking=blocking)
     table = Table(default_config(["Blue", "Red", "Green"], doubles=False), db=tmp_path / "s.db",
                   announcer=voice, mock=True, auto=False)
     try:
@@ -316,7 +316,7 @@ def test_presses_during_speech_keep_their_edge_times(tmp_path: Path, mock_factor
         # the referee starts talking (standings on request) and the presses come while it talks
         asker = threading.Thread(target=engine.command, args=("standings",), kwargs={"timeout": 10})
         asker.start()
-        wait_until(lambda: voice.current == "standings")  # 1 s of speech from now
+        wait_until(lambda: voice.current == "standings")  # 0.6 s of speech from now
         inject_from = now_us()
         now = box.ref_ticks + (inject_from - box.ref_us) / 1e6
         capture_ns = []

@@ -53,8 +53,10 @@ def wait_for(check: Callable[[], Any], timeout: float = 15.0) -> Any:
 def browser() -> Iterator[Any]:
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+        try:
+            yield b
+        finally:  # a failed test leaves no Chromium behind
+            b.close()
 
 
 class Live:

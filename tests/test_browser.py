@@ -20,7 +20,7 @@ import pytest
 from referee.cli.table import Table
 from referee.config import default_config
 from referee.scoreboard.app import WebServer, serve_in_thread
-from tests.support import end_window
+from tests.support import close_table, end_window
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
@@ -118,7 +118,7 @@ def serving(tmp_path: Path, options: dict[str, Any], *, auto: bool) -> Iterator[
         finally:
             server.close()
     finally:
-        table.close()
+        close_table(table, options["window_ms"])
 
 
 def page(browser: Any, url: str, width: int = 1280, height: int = 900, scale: float = 1) -> Any:

@@ -22,6 +22,7 @@ from referee.store.tablelog import replay
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import text
 from tests.sim import Sim
+from tests.support import close_table
 
 
 class Watcher:
@@ -188,8 +189,8 @@ def test_a_stopped_game_resumes_and_a_cut_round_is_voided(tmp_path: Path,
     slap_in_order(first, ["Blue", "Red", "Green"])
     watch.rulings(1)
     wait_for_race(engine, 2)
-    slap_in_order(first, ["Blue"])  # the plug is pulled mid-round
-    engine._stop.set()
+    slap_in_order(first, ["Blue"])  # the plug is pulled mid-round: the engine stops dead
+    engine.stop()
     first.close()
 
     second = Table(config, db=db, announcer=PrintAnnouncer(io.StringIO(), lead_ms=20),
@@ -201,7 +202,7 @@ def test_a_stopped_game_resumes_and_a_cut_round_is_voided(tmp_path: Path,
     lines = list(export_lines(connect(db, readonly=True)))
     assert '"void": true' in lines[-1]
     assert replay(lines).lines()[:-1] == outputs
-    second.close()
+    close_table(second, 60_000)
 
 
 def test_a_practice_game_stops_after_a_few_rounds_and_stays_out_of_history(

@@ -22,7 +22,7 @@ from referee.config import default_config
 from referee.scoreboard import live as web_live
 from referee.scoreboard.app import create_app, serve_in_thread
 from referee.scoreboard.history import GameSummary, player_stats
-from tests.support import end_window
+from tests.support import close_table, end_window
 
 PIN = "2468"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
@@ -58,7 +58,7 @@ def table(mock_factory: Any, tmp_path: Any) -> Iterator[Table]:
               pin=PIN, out=io.StringIO(), auto=False)
     t.start("spank-the-pig", FAST, resume=False)
     yield t
-    t.close()
+    close_table(t, WINDOW_MS)
 
 
 @pytest.fixture

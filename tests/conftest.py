@@ -80,12 +80,3 @@ def sim(tmp_path: Any, mock_factory: MockFactory) -> Iterator[Any]:
         for s in made:
             s.close()
 
-
-@pytest.hookimpl(trylast=True)  # after -k / -m have deselected what will not run
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The power-loss games (tests/test_power_loss.py) are subprocesses that mostly wait: they
-    start now, beside the rest of the suite, and their test collects them when its turn comes."""
-    if any(item.nodeid.startswith("tests/test_power_loss.py::test_sigkill") for item in items):
-        from tests.test_power_loss import KillRun
-
-        KillRun.start()

@@ -291,53 +291,26 @@ SCENARIOS: dict[str, list[str]] = {
 }
 
 
-class KillRun:
-    """Every power-loss scenario, run side by side (each its own database and processes) on
-    threads, from `start()` on. They are subprocesses that mostly wait for their games, so
-    tests/conftest.py starts them as soon as the session knows it will need them, and the suite
-    goes on meanwhile (no other test waits on them; none of them asserts a time)."""
-
-    current: KillRun | None = None
-
-    def __init__(self) -> None:
-        self.tmp = tempfile.TemporaryDirectory()
-        self.pool = ThreadPoolExecutor(len(SCENARIOS))
-        self.started = time.monotonic()
-        self.futures = {}
-        for name, points in SCENARIOS.items():
-            workdir = Path(self.tmp.name) / name
-            workdir.mkdir()
-            self.futures[name] = self.pool.submit(run_kill_scenario, name, points, workdir)
-
-    @classmethod
-    def start(cls) -> KillRun:
-        if cls.current is None:
-            cls.current = cls()
-        return cls.current
-
-    def reports(self) -> dict[str, KillReport]:
-        return {name: f.result() for name, f in self.futures.items()}
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True)  # each scenario kills its own processes, whatever happens
-        self.tmp.cleanup()
-        KillRun.current = None
-
-
 @pytest.fixture(scope="module")
 def kill_reports() -> Iterator[dict[str, KillReport]]:
-    run = KillRun.start()
-    try:
-        reports = run.reports()
-        total = max(r.seconds for r in reports.values())
+    """Every power-loss scenario, run side by side (each its own database and processes)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dirs = {name: Path(tmp) / name for name in SCENARIOS}
+        for d in dirs.values():
+            d.mkdir()
+        started = time.monotonic()
+        # (each scenario kills its own processes in `finally`, whatever happens)
+        with ThreadPoolExecutor(len(SCENARIOS)) as pool:
+            futures = {name: pool.submit(run_kill_scenario, name, points, dirs[name])
+                       for name, points in SCENARIOS.items()}
+            reports = {name: f.result() for name, f in futures.items()}
+        total = time.monotonic() - started
         kills = sum(r.kills for r in reports.values())
         figure("power loss", f"{len(reports)} games, {kills} SIGKILLs "
                              f"({sum(r.cut for r in reports.values())} cut a round in half), "
                              f"{sum(r.rounds for r in reports.values())} rounds, "
                              f"{total:.1f} s wall time (run side by side)")
         yield reports
-    finally:
-        run.close()
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))

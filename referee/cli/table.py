@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
 import secrets
@@ -10,16 +11,19 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from referee.config import SeatConfig, TableConfig, default_config
-from referee.engine.loop import Engine, open_game, resume_game
+from referee.config import TableConfig, build_seats
+from referee.engine.loop import Command, Engine, Item, open_game, resume_game
 from referee.events import Facts, GameStart
 from referee.rules.base import rules_for
 from referee.store.database import Store, StoreError, game_row, marks
 from referee.voice.announce import Announcer, PrintAnnouncer
 
 FINISH_S = 5.0  # how long a stop waits for an open race to close and be ruled
+
+if TYPE_CHECKING:
+    from referee.capture.gpio import ButtonBox
 
 
 class HardwareError(RuntimeError):
@@ -47,13 +51,11 @@ def use_mock_pins() -> None:
 
 
 def game_options(config: TableConfig, game: str, options: dict[str, Any]) -> dict[str, Any]:
-    """Options for a live game: the box decides the doubles default (PRODUCT.md)."""
-    opts = {**config.options, **options}
-    if game == "spank-the-pig" and "doubles" not in opts:
-        seats = len(config.seats)
-        has_buttons = all(s.double is not None for s in config.seats)
-        opts["doubles"] = "off" if seats >= 5 else ("buttons" if has_buttons else "judge")
-    return opts
+    """Options for a live game: the config's, the ones given, and what the game says the box
+    decides (how many seats, whether every seat has its second button)."""
+    second = all(s.double is not None for s in config.seats)
+    return {**rules_for(game).box_defaults(len(config.seats), second), **config.options,
+            **options}
 
 
 def make_announcer(config: TableConfig, *, no_speech: bool, out: TextIO) -> Announcer:
@@ -91,14 +93,56 @@ class Table:
         self.auto = auto
         self.engine: Engine | None = None
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
-        self.box: Any = None
+        self.box: ButtonBox | None = None
+        self.voice_problem: str | None = None
+        self._paused_for_voice = False
+        self._watch_voice()
         if box:
             self._open_box()
+
+    # -- health: what the scoreboard's status shows besides the game ----------------------------
+
+    def _watch_voice(self) -> None:
+        """A sound device that stalls or is missing pauses the table (no cue may be promised on
+        a dead speaker) and resumes it when it plays again; the scoreboard says why."""
+        sink = getattr(self.announcer, "sink", None)
+        if sink is None or not hasattr(sink, "on_health"):
+            return
+        sink.on_health = self._voice_health
+        if getattr(sink, "problem", None):
+            self._voice_health(sink.problem)
+
+    def _voice_health(self, problem: str | None) -> None:
+        self.voice_problem = problem
+        engine = self.engine
+        if problem is not None and engine is not None and not engine.paused:
+            self._paused_for_voice = True
+            engine.submit(Command("pause"))
+        elif problem is None and self._paused_for_voice and engine is not None:
+            self._paused_for_voice = False
+            engine.submit(Command("resume"))
+
+    def health(self) -> dict[str, Any]:
+        """Warnings a player must see (sound device, edge timing) and the counts doctor shows."""
+        warnings_: list[str] = []
+        report = getattr(self.announcer, "health", None)
+        audio: dict[str, Any] = dict(report()) if report is not None else {}
+        if self.voice_problem:
+            warnings_.append(f"Paused: {self.voice_problem}")
+        capture: dict[str, Any] = {}
+        timing = getattr(self.box, "timing", None)
+        if timing is not None:
+            capture = {"factory": timing.factory, "timed": timing.timed, "note": timing.note}
+            if not timing.timed:
+                warnings_.append(f"Edge times are not exact: {timing.note} (allowed by "
+                                 "untimed_edges in [buttons]); close races may be misjudged")
+        return {"warnings": warnings_, "audio": audio, "capture": capture}
 
     def _open_box(self) -> None:
         from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
 
-        from referee.capture.gpio import ButtonBox
+        from referee.capture.gpio import ButtonBox, CaptureError
+        from referee.capture.header import box_error
 
         if self.box is not None:
             self.box.close()
@@ -107,6 +151,8 @@ class Table:
             warnings.simplefilter("ignore", PinFactoryFallback)
             try:
                 self.box = ButtonBox(self.config, self.submit)
+            except CaptureError as exc:
+                raise HardwareError(box_error(exc)) from None
             except BadPinFactory:
                 raise HardwareError(
                     "no GPIO library works here (lgpio, or RPi.GPIO before the Pi 5); "
@@ -122,9 +168,10 @@ class Table:
             self.engine.subscribe(listener)
 
     def submit(self, item: object) -> None:
+        """The box's and the keyboard's sink: their items go to the current game's engine."""
         engine = self.engine
         if engine is not None:
-            engine.submit(item)
+            engine.submit(cast(Item, item))  # the box sends only engine items (events, signals)
 
     def start(self, game: str, options: dict[str, Any] | None = None, *, practice: bool = False,
               resume: bool = True) -> Engine:
@@ -151,6 +198,8 @@ class Table:
             engine.subscribe(listener)
         self.engine = engine
         engine.start()
+        if self.voice_problem is not None:  # a new game on a silent speaker waits too
+            self._voice_health(self.voice_problem)
         return engine
 
     def game_options(self, game: str, options: dict[str, Any],
@@ -164,18 +213,7 @@ class Table:
 
     def reseat(self, seats: list[dict[str, Any]]) -> None:
         """New seats from the setup page (names, colours, pins); the box is reopened."""
-        base = default_config([s["name"] for s in seats])
-        new = []
-        for given, dflt in zip(seats, base.seats, strict=True):
-            new.append(SeatConfig(
-                name=given["name"], colour=given.get("colour") or dflt.colour,
-                slap=given.get("slap", dflt.slap), double=given.get("double", dflt.double),
-                led=given.get("led", dflt.led)))
-        self.config = TableConfig(
-            game=self.config.game, seats=tuple(new), judge=self.config.judge,
-            leds=self.config.leds, options=self.config.options, host=self.config.host,
-            port=self.config.port, db=self.config.db, pin=self.config.pin,
-            speech=self.config.speech)
+        self.config = dataclasses.replace(self.config, seats=build_seats(seats))
         if self.box is not None:
             self._open_box()
 

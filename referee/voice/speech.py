@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
+
 from referee.voice import phrases
 from referee.voice.announce import Announcer, PrintAnnouncer
 from referee.voice.audio import (
@@ -28,11 +30,12 @@ from referee.voice.audio import (
     RecordingSink,
     Scheduled,
     Sink,
-    SoundDeviceSink,
+    frame_levels_db,
     output_devices,
     premix,
     write_wav,
 )
+from referee.voice.device import SoundDeviceSink
 from referee.voice.tts import (
     Renderer,
     SpeechError,
@@ -122,7 +125,24 @@ class SpeechAnnouncer:
         return cue
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
-        self.say_text(phrases.text(key, params, self.language), interrupt=interrupt)
+        parts = phrases.segments(key, params, self.language)
+        if len(parts) == 1:
+            self.say_text(parts[0], interrupt=interrupt)
+        else:
+            self.say_parts(parts, interrupt=interrupt)
+
+    def say_parts(self, parts: Sequence[str], *, interrupt: bool = False) -> Scheduled | None:
+        """Say a phrase made of pre-rendered pieces as one clip (the pieces' edge silences
+        trimmed to a short natural gap). The joining (milliseconds on a Zero 2 W) is done by
+        the speech worker, never on the caller's (the engine's) thread."""
+        label = " ".join(parts)
+        if interrupt:
+            self.hush()
+        with self._lock:
+            self._pending_says += 1
+            generation = self._generation
+        self._submit(0, lambda: self._late_parts(list(parts), label, generation))
+        return None
 
     def say_text(self, said: str, *, interrupt: bool = False) -> Scheduled | None:
         """Say this text (already in the table's language); see `say`. Returns the scheduled clip
@@ -137,7 +157,7 @@ class SpeechAnnouncer:
                 return self._place(said, clip)
             self._pending_says += 1
             generation = self._generation
-        self._submit(0, lambda: self._late_say(said, generation))
+        self._submit(0, lambda: self._late_parts([said], said, generation))
         return None
 
     def hush(self) -> None:
@@ -153,6 +173,12 @@ class SpeechAnnouncer:
             f"rendered by {self.renderer.engine} (espeak-ng {espeak_version()}), "
             f"cache {self.renderer.dir}"
         )
+
+    def health(self) -> dict[str, Any]:
+        """The sound device's state (playing, problem, underruns) for the scoreboard and doctor."""
+        report = getattr(self.sink, "health", None)
+        return dict(report()) if report is not None else {"device": None, "playing": True,
+                                                          "problem": None, "underruns": 0}
 
     def close(self) -> None:
         with self._cond:
@@ -172,8 +198,20 @@ class SpeechAnnouncer:
             else:
                 self._submit(1, lambda said=said: self._pin(said))  # type: ignore[misc]
 
-    def warm_table(self, seats: Sequence[str], *, wait: bool = False) -> None:
-        self.warm([line.text for line in phrases.table_lines(seats, self.language)], wait=wait)
+    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
+                   *, wait: bool = False, reasons: Sequence[str] = ()) -> None:
+        """Render every phrase this table can say ahead of time (see `phrases.table_lines`),
+        then every ruling piece (margins, counts, each seat with each reason its game declares),
+        so that on a slow Pi no ruling waits for the speech engine (benchmarks/bench_speech.py
+        measures it)."""
+        self.warm([line.text for line in phrases.table_lines(seats, self.language, said)],
+                  wait=wait)
+        pieces = phrases.prerender_texts(seats, self.language, reasons)
+        if wait:
+            self.warm(pieces, wait=True)
+        else:
+            for text in pieces:  # after the table's own phrases (priority 2)
+                self._submit(2, lambda text=text: self._pin(text))  # type: ignore[misc]
 
     def idle(self, timeout: float = 10.0) -> bool:
         """Wait until no rendering job is queued or running (tests, benchmarks, shutdown)."""
@@ -231,17 +269,18 @@ class SpeechAnnouncer:
         start = max(self.sink.mixer.next_frame + self.sink.lead_frames, self._free())
         return self.sink.mixer.schedule(clip.samples, start, said, "say")
 
-    def _late_say(self, said: str, generation: int) -> None:
+    def _late_parts(self, parts: list[str], label: str, generation: int) -> None:
+        """Render what is missing of a phrase (one piece, or several joined), then place it."""
         try:
-            clip = self._fetch(said)
+            clip = _join([self._fetch(p) for p in parts])
         except SpeechError as exc:
             print(f"speech: {exc}", file=sys.stderr, flush=True)
-            print("  » " + said, file=self.out, flush=True)
+            print("  » " + label, file=self.out, flush=True)
             clip = None
         with self._lock:
             self._pending_says -= 1
             if clip is not None and generation == self._generation:
-                self._place(said, clip)
+                self._place(label, clip)
 
     def _late_cadence(
         self, beats: tuple[str, ...], tempo: int, origin: int, frame: int, label: str
@@ -287,10 +326,38 @@ class SpeechAnnouncer:
 # Wiring, render-all, doctor, command line
 
 
+GAP_S = 0.06  # between the pieces of a phrase said in pieces
+
+
+def _join(clips: Sequence[Clip]) -> Clip:
+    """Pieces of one phrase as one clip: each piece from just before its speech onset to just
+    after its last loud frame, GAP_S apart."""
+    if len(clips) == 1:
+        return clips[0]
+    rate = clips[0].samplerate
+    lead, tail, gap = round(0.01 * rate), round(0.03 * rate), round(GAP_S * rate)
+    parts = []
+    for i, clip in enumerate(clips):
+        start = 0 if i == 0 else max(0, clip.onset - lead)
+        end = len(clip.samples) if i == len(clips) - 1 else min(len(clip.samples),
+                                                                _speech_end(clip) + tail)
+        parts.append(clip.samples[start:end])
+        if i < len(clips) - 1:
+            parts.append(np.zeros(gap, dtype=np.float32))
+    return Clip(np.concatenate(parts).astype(np.float32), rate, clips[0].onset)
+
+
+def _speech_end(clip: Clip) -> int:
+    levels = frame_levels_db(clip.samples, clip.samplerate)
+    loud = np.nonzero(levels >= max(float(levels.max()) - 45.0, -65.0))[0]
+    win = max(1, round(clip.samplerate / 1000))
+    return (int(loud[-1]) + 1) * win if len(loud) else len(clip.samples)
+
+
 def startup_texts(language: str = "en") -> list[str]:
-    """What must be ready before any cue is promised: the seat-free cadence beats."""
-    turn = phrases.words("turn", {"seat": ""}, language)
-    return [*phrases.words("spank", {}, language), *phrases.words("pass", {}, language), turn[-1]]
+    """What must be ready before any cue is promised: the seat-free beats of every call."""
+    return [beat for call in phrases.CALLS for beat in phrases.words(call, {"seat": ""}, language)
+            if any(ch.isalpha() for ch in beat)]
 
 
 def make_announcer(
@@ -322,9 +389,11 @@ def make_announcer(
 def open_sink(options: SpeechOptions, *, out: TextIO | None = sys.stdout) -> Sink:
     """The sound device if PortAudio has one and it opens, else a recording sink (which prints
     each phrase to `out` as it plays; None: silent)."""
-    if output_devices():
+    if output_devices() or options.device is not None:
         try:
-            device_sink = SoundDeviceSink(options.device)
+            # A configured device that is not there yet is waited for (the table pauses and
+            # says why); without one, any trouble falls back to the recording sink.
+            device_sink = SoundDeviceSink(options.device, output_delay_ms=options.output_delay_ms)
             device_sink.start()
             return device_sink
         except Exception as exc:  # noqa: BLE001 - any device trouble: keep the table running
@@ -356,8 +425,12 @@ def render_all(
             shutil.copyfile(renderer.path(line.text), target)
             written.append(target)
             index.append(f"{target.name}\t{clip.onset_s * 1000:.1f}\t{line.text}")
-        cadences: list[tuple[str, str, dict[str, Any]]] = [("spank", "spank", {}), ("pass", "pass", {})]
-        cadences += [(f"turn.{phrases.slug(s)}", "turn", {"seat": s}) for s in seats]
+        cadences: list[tuple[str, str, dict[str, Any]]] = []
+        for call in phrases.CALLS:
+            if phrases.names_a_seat(call):
+                cadences += [(f"{call}.{phrases.slug(s)}", call, {"seat": s}) for s in seats]
+            else:
+                cadences.append((call, call, {}))
         for name, key, params in cadences:
             clips = renderer.clips(phrases.words(key, params, opts.language))
             mix = premix(clips, round(tempo_ms * clips[0].samplerate / 1000))
@@ -409,27 +482,24 @@ def speech_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def speech_main(argv: Sequence[str] | argparse.Namespace | None = None) -> int:
+def speech_main(argv: Sequence[str] | None = None) -> int:
     """`referee speech render DIR [--seats ...]` / `say TEXT` / `doctor`; exit status 2 on a
-    bad voice, rate or folder. Takes argv, or the namespace of the `referee` parser (attributes
-    speech_command, dir, seats, voice, rate, volume, language, cache, tempo_ms, text)."""
-    args = argv if isinstance(argv, argparse.Namespace) else speech_parser().parse_args(argv)
-    command = getattr(args, "speech_command", None) or "render"
-    rate = getattr(args, "rate", None)
-    volume = getattr(args, "volume", None)
+    bad voice, rate or folder."""
+    args = speech_parser().parse_args(argv)
+    command = args.speech_command
     try:
         opts = SpeechOptions(
-            voice=getattr(args, "voice", None),
-            rate=175 if rate is None else int(rate),
-            volume=1.0 if volume is None else float(volume),
-            language=getattr(args, "language", None) or "en",
-            cache_dir=getattr(args, "cache", None),
+            voice=args.voice,
+            rate=175 if args.rate is None else int(args.rate),
+            volume=1.0 if args.volume is None else float(args.volume),
+            language=args.language or "en",
+            cache_dir=args.cache,
         )
         if command == "render":
             started = time.monotonic()
-            seats = [s.strip() for s in str(getattr(args, "seats", "")).split(",") if s.strip()]
+            seats = [s.strip() for s in str(args.seats).split(",") if s.strip()]
             directory = Path(args.dir)
-            written = render_all(directory, seats, opts, tempo_ms=getattr(args, "tempo_ms", 600))
+            written = render_all(directory, seats, opts, tempo_ms=args.tempo_ms)
             print(f"wrote {len(written)} files and phrases.tsv to {directory} "
                   f"in {time.monotonic() - started:.1f} s")
         elif command == "say":

@@ -72,6 +72,9 @@ def close_table(table: Table, window_ms: int) -> None:
     """Close a test's table without waiting out a long race window: `Table.close` gives an open
     race up to 5 s to be ruled (a clean stop), so a race the test left open is ended first."""
     engine = table.engine
-    if engine is not None and engine.snapshot()["phase"] in ("cadence", "race"):
-        end_window(engine, window_ms)
+    if engine is not None:
+        engine.auto = False  # no new round from now on (as Table.close does first)
+        # (the engine thread answers in order: a round it started before this is in the answer)
+        if engine.command("snapshot")["phase"] in ("cadence", "race"):
+            end_window(engine, window_ms)
     table.close()

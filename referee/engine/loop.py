@@ -179,6 +179,9 @@ class Engine:
                 item = None
             self.run_items(item)
 
+    # The loop is open(), then run_items() at each wake-up (next_wake()); tests/sim.py calls them
+    # on a simulated clock, without the thread, to play a game one wake-up at a time.
+
     def run_items(self, item: Item | None) -> None:
         """Handle `item` and everything queued behind it, then `step` (the loop's one turn)."""
         try:

@@ -193,6 +193,9 @@ class Rhythm:
             self.phase, self.start_at = Phase.RULING, None
         if v.race_open:
             return None
+        if not v.can_call and not self.pace.round_limit:
+            self.phase = Phase.PLAYING  # a game without calls: its presses open the rounds
+            return None
         if self.start_at is None:
             if v.quiet_at is None:
                 return None

@@ -563,9 +563,8 @@ class Engine:
                 raise ValueError(f"nothing to pause: the table is {self.phase()}")
         elif name == "resume":  # idempotent: a table already playing just plays on
             self._resume()
-        elif name == "start":
-            if not self._start_play():
-                raise ValueError(f"nothing to start: the table is {self.phase()}")
+        elif name == "start":  # idempotent too: a table already playing just plays on
+            self._start_play()
         elif name == "end":
             self._end()
         elif name == "next_game":

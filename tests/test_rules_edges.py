@@ -189,8 +189,8 @@ def test_identical_times_at_the_group_boundary_are_too_close() -> None:
 def test_pig_identical_photo_finish_with_tie_zero_is_too_close() -> None:
     """Pig: when all but one have pressed the remaining seat loses — unless it pressed at the
     very same microsecond as the last of the others: identical times are too close to call."""
-    out = run(game("pig", FOUR, tie_us=0), press(100 * MS, "Blue"), press(300 * MS, "Red"),
-              press(500 * MS, "Green"), press(500 * MS, "Yellow"))
+    out = run(game("pig", FOUR, tie_us=0), press(100, "Blue"), press(300, "Red"),
+              press(500, "Green"), press(500, "Yellow"))
     assert rulings(out) == [(1, None, 0, "too close to call")]
 
 
@@ -366,9 +366,9 @@ def test_sudden_death_a_shed_and_a_whammy_in_one_round() -> None:
 def test_a_double_press_in_pig_is_kept_and_ignored() -> None:
     """A press on a button that the game does not use (a double button in Pig) is kept in the
     log and ignored by the rules."""
-    base = [game("pig", FOUR), press(100 * MS, "Blue"), press(300 * MS, "Red"),
-            press(500 * MS, "Green")]
-    assert run(*base, press(200 * MS, "Yellow", "double")) == run(*base)
+    base = [game("pig", FOUR), press(100, "Blue"), press(300, "Red"),
+            press(500, "Green")]
+    assert run(*base, press(200, "Yellow", "double")) == run(*base)
     assert rulings(run(*base)) == [(1, "Yellow", 1, "last to touch the nose")]
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from referee.events import (
+    BUTTONS,
     Awaiting,
     Cue,
     Event,
@@ -155,12 +156,10 @@ class Rules(ABC):
         """Take one table-log event (not the GameStart line)."""
         if isinstance(event, Press):
             self.check_seat(event.seat)
-            if event.button not in self.BUTTONS:
-                raise RulesError(
-                    f"button {event.button!r} is not used in {self.NAME}; "
-                    f"use {' or '.join(self.BUTTONS)}"
-                )
-            self.on_press(event)
+            if event.button not in BUTTONS:
+                raise RulesError(f"button {event.button!r} must be {' or '.join(BUTTONS)}")
+            if event.button in self.BUTTONS:  # a button the game does not use: logged, ignored
+                self.on_press(event)
         elif isinstance(event, Cue):
             if event.seat is not None:
                 self.check_seat(event.seat)

@@ -140,7 +140,6 @@ class Pig(RederivedRules):
 
     def on_press(self, press: Press) -> None:
         insort(self.presses, (press.t_us, press.seat))
-        self.now_us = max(self.now_us, press.t_us)
         # re-derive from the round this press may belong to (or that precedes it)
         start = 0
         for i, rnd in enumerate(self.rounds):
@@ -319,9 +318,10 @@ class Pig(RederivedRules):
 
 
 def _decided_at(presses: dict[str, int], active: int, end_us: int, tie_us: int) -> int:
-    """When the race is decided: `tie_us` after all but one have pressed, or the window's end."""
+    """When the race is decided: `tie_us` after all but one have pressed (at least 1 µs, so a
+    press at the very same microsecond is a photo finish), or the window's end."""
     times = sorted(presses.values())
     if len(times) >= active - 1:
-        return min(times[active - 2] + tie_us, end_us)
+        return min(times[active - 2] + race.clear_us(tie_us), end_us)
     return end_us
 

@@ -114,7 +114,6 @@ class PigsTail(RederivedRules):
 
     def on_press(self, press: Press) -> None:
         insort(self.presses, (press.t_us, press.seat))
-        self.now_us = max(self.now_us, press.t_us)
         start = None
         for i, cue in enumerate(self.cues):
             if cue.t_us <= press.t_us:
@@ -186,7 +185,8 @@ class PigsTail(RederivedRules):
             claim = rnd.taps.get(rnd.flipper)
             return rnd.window_end_us if claim is None else claim
         if len(rnd.taps) == len(self.seats):
-            return min(max(rnd.taps.values()) + int(self.options["tie_us"]), rnd.window_end_us)
+            settle = race.clear_us(int(self.options["tie_us"]))  # the last tap is inside
+            return min(max(rnd.taps.values()) + settle, rnd.window_end_us)
         return rnd.window_end_us
 
     def _rule(self, rnd: Round, state: _State) -> list[Ruling | Awaiting]:
@@ -226,10 +226,10 @@ class PigsTail(RederivedRules):
                 last = race.last(taps, self.seats, rnd.close_us, tie)
                 take(last.seat, "last to tap", last.margin_us, last.too_close)
             elif taps:
-                first = race.first([(t, s) for s, t in taps.items()], tie)
+                first = race.first(taps, tie)
                 take(first.seat, "false start", first.margin_us, first.too_close)
             if rnd.gap and state.pile > 0:
-                first = race.first([(t, s) for s, t in rnd.gap.items()], tie)
+                first = race.first(rnd.gap, tie)
                 take(first.seat, "false start between flips", first.margin_us, first.too_close)
         for p in self.penalties_for(n):
             out.append(Ruling(n, p.seat, p.count, p.reason))

@@ -94,11 +94,11 @@ def event_from_json(obj: Any) -> Event:
             raise ValueError("facts line names no facts (pigs, doubles, match, claim or void)")
         return Facts(_int(obj, "round", lo=1), values)
     if kind == "penalty":
-        reason = obj.get("reason", "judge's penalty")
-        if not isinstance(reason, str):
-            raise ValueError(f"reason must be a text, not {reason!r}")
-        count = _int(obj, "count", lo=1) if "count" in obj else 1
-        return Penalty(_int(obj, "round", lo=1), _text(obj, "seat"), count, reason)
+        reason = _text(obj, "reason")
+        if not reason.strip():
+            raise ValueError(f"reason must say what the penalty is for, not {reason!r}")
+        return Penalty(_int(obj, "round", lo=1), _text(obj, "seat"), _int(obj, "count", lo=1),
+                       reason)
     if kind == "undo":
         return Undo()
     if kind is None:

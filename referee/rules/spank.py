@@ -28,7 +28,7 @@ The rules, in plain words (PRODUCT.md, "Spank the Pig!"; the seed rule sheet):
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -109,7 +109,8 @@ class SpankThePig(Rules):
             raise RulesError(f"option deck={deck!r}: fewer cards than the {n} seats, so no round "
                              f"to play; use a deck of at least {n}")
         self.rounds: list[Round] = []
-        self.presses: list[tuple[int, str, str]] = []  # every press, in time order
+        self.presses: list[tuple[int, str, str]] = []  # the presses that may count, in time order
+        self._pruned_us = 0  # presses before this have been pruned (see `_prune`)
         self.dirty: int | None = None  # the earliest round whose rulings must be re-derived
         self.awaiting: dict[int, Awaiting] = {}
         self.now_us = 0
@@ -135,6 +136,7 @@ class SpankThePig(Rules):
         self.rounds.append(Round(len(self.rounds) + 1, cue.t_us, after_over=over))
         self._refold(max(1, len(self.rounds) - 1))
         self.advance(self.now_us)
+        self._prune()
 
     def on_press(self, press: Press) -> None:
         insort(self.presses, (press.t_us, press.seat, press.button))
@@ -168,6 +170,29 @@ class SpankThePig(Rules):
             settle = max(t for t in times if t is not None) + race.clear_us(self.options["tie_us"])
             rnd.close_us = min(rnd.close_us, settle)  # the last press is inside the window
         rnd.race = {b: {s: t for s, t in p.items() if t < rnd.close_us} for b, p in found.items()}
+
+    def _prune(self) -> None:
+        """Forget the presses that can never count again, so memory grows with rounds, not with
+        presses. Once a round's next cue is known its windows are final: of the presses before
+        the newest round's early window, only each seat's first press of each button in an early
+        or race window can count (a press that arrives later still takes its place)."""
+        newest = self.rounds[-1]
+        lo = bisect_left(self.presses, (self._pruned_us, "", ""))
+        self._pruned_us = max(self._pruned_us, newest.cue_us - self.options["early_ms"] * 1000)
+        hi = bisect_left(self.presses, (self._pruned_us, "", ""))
+        starts = [r.early_from_us for r in self.rounds[:-1]]
+        keep: list[tuple[int, str, str]] = []
+        seen: set[tuple[int, str, str, str]] = set()
+        for t, seat, button in self.presses[lo:hi]:
+            i = bisect_right(starts, t) - 1  # the round whose early window starts last by t
+            for rnd in self.rounds[max(i - 1, 0) : i + 1]:  # (a cue after the game cuts nothing)
+                window = ("early" if rnd.early_from_us <= t < rnd.early_to_us else
+                          "race" if rnd.cue_us <= t < rnd.limit_us else None)
+                if window is not None and (rnd.number, window, seat, button) not in seen:
+                    seen.add((rnd.number, window, seat, button))
+                    keep.append((t, seat, button))
+                    break
+        self.presses[lo:hi] = keep
 
     def _firsts(self, lo: int, hi: int) -> dict[str, dict[str, int]]:
         """Each seat's first press of each button in [lo, hi)."""

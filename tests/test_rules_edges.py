@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from referee.store.tablelog import LogError, new_rules, replay
 from referee.events import GameStart
+from referee.store.tablelog import LogError, new_rules, replay
 
 FOUR = ["Blue", "Red", "Green", "Yellow"]
 FIVE = [*FOUR, "Purple"]

@@ -44,6 +44,29 @@ from referee.events import ButtonReleased, ButtonStuck, JudgeKey, Press
 Sink = Callable[[object], None]
 STUCK_AFTER_US = 10_000_000
 
+# How late an edge can reach the sink after its own (kernel) timestamp with lgpio, in µs. From lg's
+# source (lgPthAlerts.c): one alert thread ppoll()s every claimed line with a 0.5 ms timeout, reads
+# what is ready, sorts the batch by timestamp and writes to the notification pipe only the edges
+# no newer than the oldest "latest edge" of the lines it read, holding the rest for the next turn
+# (at most one more 0.5 ms timeout): ≤ 1 ms in the library. The Python side adds the lgpio module's
+# notification thread reading that pipe and gpiozero's callback, each needing the GIL, which the
+# engine hands over every 0.5 ms (sys.setswitchinterval): a few hand-overs under load. 5 ms covers
+# both with room (benchmarks/delivery.py measures the Python part on this machine); the cost is
+# that rulings are said 5 ms after the close, far under anything a table can hear.
+LGPIO_DELIVERY_US = 5_000
+
+
+def delivery_bound_us(factory: Any) -> int:
+    """How late a press may reach the engine after its edge time with this pin factory: mock pins
+    call back at once, in the pressing thread (0); a factory may declare its own `delivery_us`;
+    every real pin library is given lgpio's bound."""
+    declared = getattr(factory, "delivery_us", None)
+    if isinstance(declared, int) and not isinstance(declared, bool):
+        return declared
+    if isinstance(factory, MockFactory):
+        return 0
+    return LGPIO_DELIVERY_US
+
 
 class _Input:
     """One button pin and its debounce state. ``on_edge`` is the pin's (weakly held) callback."""
@@ -121,6 +144,7 @@ class ButtonBox:
         self.config, self.sink, self.factory = config, sink, factory
         self.debounce_us, self.rearm_us = debounce_us, rearm_us or 0
         self.stuck_after_us = stuck_after_us
+        self.delivery_us = delivery_bound_us(factory)
         self.dropped = 0
         self._lock = threading.RLock()
         self._led_lock = threading.Lock()

@@ -21,5 +21,6 @@ def table_config(args: argparse.Namespace, game: str | None = None) -> TableConf
         base = default_config(seats)
         config = TableConfig(game=config.game, seats=base.seats, judge=config.judge,
                              leds=config.leds, options=config.options, host=config.host,
-                             port=config.port, db=config.db, pin=config.pin, speech=config.speech)
+                             port=config.port, db=config.db, pin=config.pin, speech=config.speech,
+                             delivery_us=config.delivery_us)
     return config

@@ -109,6 +109,14 @@ class Table:
                 raise HardwareError(f"cannot open the buttons: {exc}; check the pins with "
                                     f"referee doctor") from None
 
+    @property
+    def delivery_us(self) -> int:
+        """How long the engine waits past a race's close before ruling it: the config's bound,
+        else the pin library's (0 for mock pins), so no press still on its way changes it."""
+        if self.config.delivery_us is not None:
+            return self.config.delivery_us
+        return int(self.box.delivery_us) if self.box is not None else 0
+
     def subscribe(self, listener: Callable[[str, dict[str, Any]], None]) -> None:
         """Listen to this table's engine, and to every engine a new game brings."""
         self.listeners.append(listener)
@@ -135,12 +143,13 @@ class Table:
                     and not marks(self.store.conn, row["id"], "over")
                     and not marks(self.store.conn, row["id"], "ended")):
                 engine = resume_game(self.store, row["id"], self.announcer, leds=self.box,
-                                     auto=self.auto)
+                                     auto=self.auto, delivery_us=self.delivery_us)
                 print(f"Resuming game {row['id']} at round {engine.rules.round_count()}.",
                       file=self.out)
         if engine is None:
             engine = open_game(self.store, GameStart(game, seats, opts), self.announcer,
-                               leds=self.box, auto=self.auto, practice=practice)
+                               leds=self.box, auto=self.auto, practice=practice,
+                               delivery_us=self.delivery_us)
         for listener in self.listeners:
             engine.subscribe(listener)
         self.engine = engine
@@ -169,7 +178,7 @@ class Table:
             game=self.config.game, seats=tuple(new), judge=self.config.judge,
             leds=self.config.leds, options=self.config.options, host=self.config.host,
             port=self.config.port, db=self.config.db, pin=self.config.pin,
-            speech=self.config.speech)
+            speech=self.config.speech, delivery_us=self.config.delivery_us)
         if self.box is not None:
             self._open_box()
 

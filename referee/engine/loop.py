@@ -81,6 +81,7 @@ class Engine:
         auto: bool = True,
         offset_us: int = 0,
         practice: bool = False,
+        delivery_us: int = 0,
     ) -> None:
         self.rules = rules
         self.store = store
@@ -91,6 +92,11 @@ class Engine:
         self.auto = auto  # start rounds on its own
         self.offset_us = offset_us  # keeps a resumed game's clock after the logged times
         self.practice = practice
+        # How late a press may reach the queue after its own edge time (the pin library's
+        # delivery bound; 0 for mock pins). The rules close a race at its own close time, but
+        # only once the clock is `delivery_us` past it, when every press before it is in: a
+        # ruling, once said, is never changed by a press that was still on its way.
+        self.delivery_us = delivery_us
         self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.paused = False
@@ -161,19 +167,30 @@ class Engine:
             except queue.Empty:
                 item = None
             try:
-                while item is not None:
+                if item is not None:
                     self._handle(item)
-                    try:
-                        item = self.queue.get_nowait()
-                    except queue.Empty:
-                        item = None
-                self.step()
+                self.turn()
             except Exception:  # a bug must not stop the table; it is logged with its traceback
                 log.exception("engine error")
 
+    def turn(self) -> None:
+        """One turn of the loop: take everything queued so far, then let time act. The clock is
+        read first, so every press queued before that instant is in the rules when they are told
+        the time has come."""
+        now = self.now()
+        while True:
+            try:
+                item = self.queue.get_nowait()
+            except queue.Empty:
+                break
+            self._handle(item)
+        self.step(now)
+
     def _next_wake(self) -> int | None:
         """The next instant something can happen without an input (a past one: at once)."""
-        times = [self.rules.status().closes_at_us, self.cue_us, self.next_pass_us]
+        closes = self.rules.status().closes_at_us
+        times = [None if closes is None else closes + self.delivery_us, self.cue_us,
+                 self.next_pass_us]
         if (self.next_round_us is not None and self.auto and not self.paused and not self.ended
                 and self.rules.next_call() is not None):
             times.append(self.next_round_us)
@@ -232,15 +249,16 @@ class Engine:
         elif isinstance(event, Press):
             self.rules.check_seat(event.seat)
 
-    def step(self) -> None:
+    def step(self, now: int | None = None) -> None:
         """Advance time, announce what changed, and start the next round when it is due."""
-        now = self.now()
+        if now is None:
+            now = self.now()
         if now >= self._stuck_check_us and self.leds is not None:
             self._stuck_check_us = now + 1_000_000
             check = getattr(self.leds, "check_stuck", None)
             if check is not None:
                 check(self.clock())  # the box reports a long hold back through the queue
-        self.rules.advance(now)
+        self.rules.advance(now - self.delivery_us)  # only time every press has reached
         changed = self.rules.take_changed()
         for number in changed:
             self._announce(number)

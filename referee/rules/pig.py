@@ -116,7 +116,9 @@ class Pig(RederivedRules):
 
     def __init__(self, seats: Any, options: Any = None) -> None:
         super().__init__(seats, options)
-        self.presses: list[tuple[int, str]] = []  # every first edge, in time order
+        # every press as (time, seat position, seat): at one instant, seat order decides (never
+        # the order presses arrived in, nor the seats' names)
+        self.presses: list[tuple[int, int, str]] = []
         self.rounds: list[Round] = []
         self.now_us = 0
         self.finished = False
@@ -139,7 +141,7 @@ class Pig(RederivedRules):
         raise RulesError("pig has no cues: a claim is a press; remove the cue line")
 
     def on_press(self, press: Press) -> None:
-        insort(self.presses, (press.t_us, press.seat))
+        insort(self.presses, (press.t_us, self.seats.index(press.seat), press.seat))
         # re-derive from the round this press may belong to (or that precedes it)
         start = 0
         for i, rnd in enumerate(self.rounds):
@@ -166,10 +168,10 @@ class Pig(RederivedRules):
         old = {r.number: r.outputs for r in self.rounds}
         kept = self.rounds[:start]
         state = kept[-1].after.copy() if kept else self._initial()
-        i = bisect_left(self.presses, (kept[-1].end_us, "")) if kept else 0
+        i = bisect_left(self.presses, (kept[-1].end_us,)) if kept else 0
         window = self.options["window_ms"] * 1000
         while i < len(self.presses) and not state.over:
-            t, seat = self.presses[i]
+            t, _, seat = self.presses[i]
             if seat in state.out_round:
                 i += 1
                 continue
@@ -177,7 +179,7 @@ class Pig(RederivedRules):
             end = t + window
             presses: dict[str, int] = {}
             while i < len(self.presses) and self.presses[i][0] < end:
-                pt, ps = self.presses[i]
+                pt, _, ps = self.presses[i]
                 if ps in active and ps not in presses:
                     presses[ps] = pt
                 i += 1

@@ -90,7 +90,8 @@ class PigsTail(RederivedRules):
     def __init__(self, seats: Any, options: Any = None) -> None:
         super().__init__(seats, options)
         self.cues: list[Cue] = []
-        self.presses: list[tuple[int, str]] = []  # every first edge, in time order
+        # every press as (time, seat position, seat): at one instant, seat order decides
+        self.presses: list[tuple[int, int, str]] = []
         self.rounds: list[Round] = []
         self.now_us = 0
         self.finished = False
@@ -113,7 +114,7 @@ class PigsTail(RederivedRules):
         self._refold(len(self.cues) - 2)
 
     def on_press(self, press: Press) -> None:
-        insort(self.presses, (press.t_us, press.seat))
+        insort(self.presses, (press.t_us, self.seats.index(press.seat), press.seat))
         start = None
         for i, cue in enumerate(self.cues):
             if cue.t_us <= press.t_us:
@@ -173,9 +174,9 @@ class PigsTail(RederivedRules):
     def _firsts(self, lo: int, hi: int | None) -> dict[str, int]:
         """Each seat's first press in [lo, hi)."""
         firsts: dict[str, int] = {}
-        i = bisect_left(self.presses, (lo, ""))
+        i = bisect_left(self.presses, (lo,))
         while i < len(self.presses) and (hi is None or self.presses[i][0] < hi):
-            t, seat = self.presses[i]
+            t, _, seat = self.presses[i]
             firsts.setdefault(seat, t)
             i += 1
         return firsts

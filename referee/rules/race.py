@@ -53,7 +53,9 @@ def firsts(presses: Iterable[tuple[int, str]]) -> dict[str, int]:
 
 
 def _ordered(presses: Mapping[str, int]) -> list[tuple[int, str]]:
-    return sorted((t, s) for s, t in presses.items())
+    """By time; at one instant in the mapping's own order (the rules give seat order), so that
+    no result ever depends on how the seats are named."""
+    return [(t, s) for s, t in sorted(presses.items(), key=lambda kv: kv[1])]
 
 
 def last(

@@ -109,7 +109,9 @@ class SpankThePig(Rules):
             raise RulesError(f"option deck={deck!r}: fewer cards than the {n} seats, so no round "
                              f"to play; use a deck of at least {n}")
         self.rounds: list[Round] = []
-        self.presses: list[tuple[int, str, str]] = []  # the presses that may count, in time order
+        # the presses that may count, as (time, seat position, button, seat): at one instant seat
+        # order decides, never the order presses arrived in, nor the seats' names
+        self.presses: list[tuple[int, int, str, str]] = []
         self._pruned_us = 0  # presses before this have been pruned (see `_prune`)
         self.dirty: int | None = None  # the earliest round whose rulings must be re-derived
         self.awaiting: dict[int, Awaiting] = {}
@@ -139,7 +141,8 @@ class SpankThePig(Rules):
         self._prune()
 
     def on_press(self, press: Press) -> None:
-        insort(self.presses, (press.t_us, press.seat, press.button))
+        insort(self.presses,
+               (press.t_us, self.seats.index(press.seat), press.button, press.seat))
         early_us = self.options["early_ms"] * 1000
         for rnd in reversed(self.rounds):  # the latest round whose windows can hold it
             if rnd.cue_us - early_us <= press.t_us:
@@ -177,29 +180,30 @@ class SpankThePig(Rules):
         the newest round's early window, only each seat's first press of each button in an early
         or race window can count (a press that arrives later still takes its place)."""
         newest = self.rounds[-1]
-        lo = bisect_left(self.presses, (self._pruned_us, "", ""))
+        lo = bisect_left(self.presses, (self._pruned_us,))
         self._pruned_us = max(self._pruned_us, newest.cue_us - self.options["early_ms"] * 1000)
-        hi = bisect_left(self.presses, (self._pruned_us, "", ""))
+        hi = bisect_left(self.presses, (self._pruned_us,))
         starts = [r.early_from_us for r in self.rounds[:-1]]
-        keep: list[tuple[int, str, str]] = []
+        keep: list[tuple[int, int, str, str]] = []
         seen: set[tuple[int, str, str, str]] = set()
-        for t, seat, button in self.presses[lo:hi]:
+        for press in self.presses[lo:hi]:
+            t, _, button, seat = press
             i = bisect_right(starts, t) - 1  # the round whose early window starts last by t
             for rnd in self.rounds[max(i - 1, 0) : i + 1]:  # (a cue after the game cuts nothing)
                 window = ("early" if rnd.early_from_us <= t < rnd.early_to_us else
                           "race" if rnd.cue_us <= t < rnd.limit_us else None)
                 if window is not None and (rnd.number, window, seat, button) not in seen:
                     seen.add((rnd.number, window, seat, button))
-                    keep.append((t, seat, button))
+                    keep.append(press)
                     break
         self.presses[lo:hi] = keep
 
     def _firsts(self, lo: int, hi: int) -> dict[str, dict[str, int]]:
         """Each seat's first press of each button in [lo, hi)."""
         found: dict[str, dict[str, int]] = {"slap": {}, "double": {}}
-        i = bisect_left(self.presses, (lo, "", ""))
+        i = bisect_left(self.presses, (lo,))
         while i < len(self.presses) and self.presses[i][0] < hi:
-            t, seat, button = self.presses[i]
+            t, _, button, seat = self.presses[i]
             found[button].setdefault(seat, t)
             i += 1
         return found

@@ -450,3 +450,12 @@ def test_bad_line_is_exit_2_from_the_command(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "line 3" in done.stderr and "count" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_pig_a_judge_line_before_the_claim_it_names_is_a_bad_line() -> None:
+    """`facts` and `penalty` lines name a round whose cue (Pig: claim) came earlier."""
+    claim = [press(100, "Blue"), press(300, "Red"), press(500, "Green")]
+    assert bad_line(game("pig", FOUR), facts(1, claim=False), *claim).startswith("line 2:")
+    assert bad_line(game("pig", FOUR), penalty(1, "Red"), *claim).startswith("line 2:")
+    out = run(game("pig", FOUR), *claim, facts(1, claim=False))
+    assert rulings(out) == [(1, "Blue", 1, "false claim")]

@@ -244,6 +244,8 @@ class Engine:
             self.rules.check_seat(event.seat)
             if event.count < 1:
                 raise RulesError("count must be 1 or more")
+            if not event.reason.strip():
+                raise RulesError("a penalty needs a reason, e.g. 'slapped the hippo'")
         elif isinstance(event, Undo) and not self.rules.judge_log:
             raise RulesError("there is no judge action to undo")
         elif isinstance(event, Press):

@@ -264,6 +264,12 @@ class Rules(ABC):
     def next_call(self) -> tuple[str, str | None] | None:
         """What the live table should call next: ("cadence", None), ("turn", seat), or None."""
 
+    def opened_by(self, number: int) -> tuple[int, str] | None:
+        """The press that opened round `number` (time, seat), in games whose rounds are opened by
+        a press rather than a cue (Pig's claims): a judge line may only name a round whose
+        opening press came before it in the log."""
+        return None
+
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's reaction time in round `number`, µs (games without a cue: empty)."""
         return {}

@@ -285,6 +285,10 @@ class Pig(RederivedRules):
     def next_call(self) -> tuple[str, str | None] | None:
         return None  # no cadence: claims open the rounds; the pass beat is not a cue
 
+    def opened_by(self, number: int) -> tuple[int, str] | None:
+        rnd = self.rounds[number - 1]
+        return rnd.claim_us, rnd.claimer
+
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's time from the claim to its press in round `number`, µs."""
         rnd = self.rounds[number - 1]

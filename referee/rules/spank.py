@@ -28,7 +28,7 @@ The rules, in plain words (PRODUCT.md, "Spank the Pig!"; the seed rule sheet):
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -113,6 +113,8 @@ class SpankThePig(Rules):
         # order decides, never the order presses arrived in, nor the seats' names
         self.presses: list[tuple[int, int, str, str]] = []
         self._pruned_us = 0  # presses before this have been pruned (see `_prune`)
+        self._first_open = 0  # rounds before this index are closed or not counted
+        self._counted = 0  # rounds counted (a prefix: the rest came after the game was over)
         self.dirty: int | None = None  # the earliest round whose rulings must be re-derived
         self.awaiting: dict[int, Awaiting] = {}
         self.now_us = 0
@@ -134,21 +136,52 @@ class SpankThePig(Rules):
             raise RulesError(f"cue at {cue.t_us} comes before the previous cue")
         self.sync()
         # a cue once the game is over is ignored: it must not cut the last round's window short
-        over = self.state.over and all(r.closed or not r.counted for r in self.rounds)
+        over = self.state.over and not self._open_rounds()
         self.rounds.append(Round(len(self.rounds) + 1, cue.t_us, after_over=over))
-        self._refold(max(1, len(self.rounds) - 1))
+        cut = cue.t_us - self.options["early_ms"] * 1000  # the new round's early window
+        prev = self.rounds[-2] if len(self.rounds) > 1 else None
+        if prev is not None and not over and (cut < prev.limit_us or cut < prev.early_to_us):
+            self._refold(prev.number)  # its windows end sooner now: re-derive it
+        else:
+            self._refold(len(self.rounds))
         self.advance(self.now_us)
         self._prune()
 
     def on_press(self, press: Press) -> None:
         insort(self.presses,
                (press.t_us, self.seats.index(press.seat), press.button, press.seat))
-        early_us = self.options["early_ms"] * 1000
+        self.sync()  # every round's windows as they stand
         for rnd in reversed(self.rounds):  # the latest round whose windows can hold it
-            if rnd.cue_us - early_us <= press.t_us:
-                self._refold(rnd.number)
+            if rnd.early_from_us <= press.t_us:
+                if rnd.closed:
+                    self._refold(rnd.number)  # it reached us after the close: re-derive
+                elif rnd.counted:  # (after the game it waits in the list, in case a
+                    self._add(rnd, press)  # correction makes the round count after all)
                 break
         self.advance(self.now_us)
+
+    def _add(self, rnd: Round, press: Press) -> None:
+        """A press in an open round: what `_place` would find, without placing them all again."""
+        t, seat = press.t_us, press.seat
+        if rnd.early_from_us <= t < rnd.early_to_us:
+            presses = rnd.early[press.button]
+        elif rnd.cue_us <= t < rnd.close_us:
+            presses = rnd.race[press.button]
+        else:
+            return  # between the windows, or after this round's close: ignored
+        if seat in presses and presses[seat] <= t:
+            return  # one press per button per window: only the first counts
+        presses[seat] = t
+        if presses is rnd.race[press.button]:
+            self._settle(rnd, rnd.race)
+
+    def _settle(self, rnd: Round, found: dict[str, dict[str, int]]) -> None:
+        """Every active seat has pressed every raced button: the window closes `tie_us` later."""
+        times = [found[b].get(s) for b in self.race_buttons for s in rnd.active]
+        if rnd.active and None not in times:
+            settle = max(t for t in times if t is not None) + race.clear_us(self.options["tie_us"])
+            rnd.close_us = min(rnd.close_us, settle)  # the last press is inside the window
+        rnd.race = {b: {s: t for s, t in p.items() if t < rnd.close_us} for b, p in found.items()}
 
     def _place(self, rnd: Round) -> None:
         """The round's windows and the presses in them (one per seat and button in each window).
@@ -165,14 +198,9 @@ class SpankThePig(Rules):
         rnd.limit_us = rnd.cue_us + self.options["window_ms"] * 1000
         if cut is not None:
             rnd.limit_us = min(rnd.limit_us, cut)
-        rnd.early = self._firsts(rnd.early_from_us, rnd.early_to_us)
-        found = self._firsts(rnd.cue_us, rnd.limit_us)
+        rnd.early, found = self._firsts(rnd)
         rnd.close_us = rnd.limit_us
-        times = [found[b].get(s) for b in self.race_buttons for s in rnd.active]
-        if rnd.active and None not in times:
-            settle = max(t for t in times if t is not None) + race.clear_us(self.options["tie_us"])
-            rnd.close_us = min(rnd.close_us, settle)  # the last press is inside the window
-        rnd.race = {b: {s: t for s, t in p.items() if t < rnd.close_us} for b, p in found.items()}
+        self._settle(rnd, found)
 
     def _prune(self) -> None:
         """Forget the presses that can never count again, so memory grows with rounds, not with
@@ -183,43 +211,58 @@ class SpankThePig(Rules):
         lo = bisect_left(self.presses, (self._pruned_us,))
         self._pruned_us = max(self._pruned_us, newest.cue_us - self.options["early_ms"] * 1000)
         hi = bisect_left(self.presses, (self._pruned_us,))
-        starts = [r.early_from_us for r in self.rounds[:-1]]
+        final = self.rounds[-3:-1]  # the rounds whose windows lie there (or overlap it)
         keep: list[tuple[int, int, str, str]] = []
         seen: set[tuple[int, str, str, str]] = set()
         for press in self.presses[lo:hi]:
             t, _, button, seat = press
-            i = bisect_right(starts, t) - 1  # the round whose early window starts last by t
-            for rnd in self.rounds[max(i - 1, 0) : i + 1]:  # (a cue after the game cuts nothing)
+            for rnd in reversed(final):
                 window = ("early" if rnd.early_from_us <= t < rnd.early_to_us else
                           "race" if rnd.cue_us <= t < rnd.limit_us else None)
-                if window is not None and (rnd.number, window, seat, button) not in seen:
-                    seen.add((rnd.number, window, seat, button))
-                    keep.append(press)
+                if window is not None:
+                    if (rnd.number, window, seat, button) not in seen:
+                        seen.add((rnd.number, window, seat, button))
+                        keep.append(press)
                     break
         self.presses[lo:hi] = keep
 
-    def _firsts(self, lo: int, hi: int) -> dict[str, dict[str, int]]:
-        """Each seat's first press of each button in [lo, hi)."""
+    def _firsts(self, rnd: Round) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+        """Each seat's first press of each button in the round's early window and in
+        [cue, limit), in one pass over the presses."""
+        early: dict[str, dict[str, int]] = {"slap": {}, "double": {}}
         found: dict[str, dict[str, int]] = {"slap": {}, "double": {}}
-        i = bisect_left(self.presses, (lo,))
-        while i < len(self.presses) and self.presses[i][0] < hi:
+        i = bisect_left(self.presses, (rnd.early_from_us,))
+        while i < len(self.presses) and self.presses[i][0] < rnd.limit_us:
             t, _, button, seat = self.presses[i]
-            found[button].setdefault(seat, t)
+            if t < rnd.early_to_us:
+                early[button].setdefault(seat, t)
+            elif t >= rnd.cue_us:
+                found[button].setdefault(seat, t)
             i += 1
-        return found
+        return early, found
+
+    def _open_rounds(self) -> list[Round]:
+        """The counted rounds whose race has not closed (one or two; all later than the rest)."""
+        i = self._first_open
+        while i < len(self.rounds) and (self.rounds[i].closed or not self.rounds[i].counted):
+            i += 1
+        self._first_open = i
+        return [r for r in self.rounds[i:] if r.counted and not r.closed]
 
     def advance(self, t_us: int) -> None:
         self.now_us = max(self.now_us, t_us)
         self.sync()
-        for rnd in self.rounds:
-            if rnd.counted and not rnd.closed and rnd.close_us <= self.now_us:
+        for rnd in self._open_rounds():
+            if rnd.close_us <= self.now_us:
                 self._refold(rnd.number)
                 self.sync()
                 return
 
     def finish(self) -> None:
         self.finished = True
-        self._refold(1)
+        still = self._open_rounds()
+        if still:
+            self._refold(still[0].number)
         self.sync()
 
     def on_judge(self, number: int) -> None:
@@ -268,6 +311,7 @@ class SpankThePig(Rules):
             state = self.state.copy()
         else:
             state = first.before.copy()
+        self._counted = min(self._counted, start - 1)
         for rnd in self.rounds[start - 1 :]:
             rnd.before = state.copy()
             if state.over:
@@ -278,6 +322,7 @@ class SpankThePig(Rules):
                 self._place(rnd)
                 continue
             rnd.counted = True
+            self._counted = rnd.number
             sudden = self._in_sudden_death(rnd.number)
             rnd.active = (
                 tuple(s for s in self.seats if s not in state.knocked and s not in state.benched)
@@ -288,6 +333,8 @@ class SpankThePig(Rules):
             if not rnd.closed and (self.finished or rnd.close_us <= self.now_us):
                 rnd.closed = True
                 self.changed.add(rnd.number)  # ruled, even when nothing happened
+            if not rnd.closed:
+                self._first_open = min(self._first_open, rnd.number - 1)
             outputs = self._rule(rnd, state.scores) if rnd.closed else []
             taken = dict.fromkeys(self.seats, 0)
             for o in outputs:
@@ -442,9 +489,9 @@ class SpankThePig(Rules):
     def status(self) -> Status:
         self.sync()
         awaiting = self.awaiting[min(self.awaiting)] if self.awaiting else None
-        open_rounds = [r for r in self.rounds if r.counted and not r.closed]
+        open_rounds = self._open_rounds()
         return Status(
-            round=sum(1 for r in self.rounds if r.counted),
+            round=self._counted,
             race_open=bool(open_rounds),
             closes_at_us=min((r.close_us for r in open_rounds), default=None),
             awaiting=awaiting,

@@ -188,6 +188,7 @@ def _replay(lines: Iterable[str], overrides: Mapping[str, Any] | None) -> Replay
     timed: list[tuple[int, int, LoggedEvent]] = []
     judge: list[LoggedEvent] = []
     cues_seen = 0
+    press_lines: dict[tuple[int, str], int] = {}  # (t_us, seat) → its first line
     for item in events:
         ev = item.event
         if isinstance(ev, GameStart):
@@ -199,6 +200,8 @@ def _replay(lines: Iterable[str], overrides: Mapping[str, Any] | None) -> Replay
                                           f"({', '.join(rules.seats)})")
             if isinstance(ev, Cue):
                 cues_seen += 1
+            else:
+                press_lines.setdefault((ev.t_us, ev.seat), item.line)
             timed.append((ev.t_us, len(timed), item))
         else:
             if isinstance(ev, Facts | Penalty) and rules.ROUNDS_FROM_CUES and ev.round > cues_seen:
@@ -214,8 +217,16 @@ def _replay(lines: Iterable[str], overrides: Mapping[str, Any] | None) -> Replay
             raise LogError(item.line, str(exc)) from None
     rules.finish()
     for item in judge:
+        ev = item.event
         try:
-            rules.feed(item.event)
+            if isinstance(ev, Facts | Penalty):
+                rules.check_round(ev.round)
+                opener = rules.opened_by(ev.round)
+                if opener is not None and press_lines.get(opener, 0) > item.line:
+                    raise RulesError(f"round {ev.round} is opened by the press on line "
+                                     f"{press_lines[opener]}, after this line; a judge line "
+                                     f"comes after the claim it judges")
+            rules.feed(ev)
         except RulesError as exc:
             raise LogError(item.line, str(exc)) from None
     return Replay(rules, rules.outputs(), rules.standings())

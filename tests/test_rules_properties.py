@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from referee.engine.loop import Engine, Command, open_game
+from referee.engine.loop import Command, Engine, open_game
 from referee.events import Cue, GameStart
 from referee.store.database import Store, connect, export_lines
 from referee.store.tablelog import LogError, event_from_json, replay

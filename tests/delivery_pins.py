@@ -3,10 +3,12 @@
 What it models (lg's lgPthAlerts.c and the lgpio Python module, read with the search tool):
 * every edge carries its true timestamp (the kernel's), taken when the level changed;
 * one alert thread wakes every 0.5 ms (its ppoll timeout) and hands over, in one batch, the edges
-  that are ready; an edge reaches the callback 0.5 to 2 ms after its timestamp (the poll, the held
-  "newer than the oldest line's latest edge" batch, the notification pipe and the GIL);
+  that are old enough (lg emits an edge once it is at least 0.5 ms old); with the notification
+  pipe and the GIL on the Python side, an edge reaches the callback 0.5 to 2 ms after its
+  timestamp (the issue's figure: wider than the library's own 0.5-1 ms, on purpose);
 * within one line edges keep their order; across lines a batch comes in no particular order (lg
-  calls each line's alert function in the order of its line list, not by time).
+  calls each line's alert function in the order of its line list, not by time; the notification
+  pipe is sorted, but the test takes the harder case).
 Lateness and batch order come from a seeded random generator, so a failing game can be replayed.
 
 The factory runs on a clock it is given (µs), so a test moves time itself: `poll(now_us)` is one

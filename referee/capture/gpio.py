@@ -46,13 +46,13 @@ STUCK_AFTER_US = 10_000_000
 
 # How late an edge can reach the sink after its own (kernel) timestamp with lgpio, in µs. From lg's
 # source (lgPthAlerts.c): one alert thread ppoll()s every claimed line with a 0.5 ms timeout, reads
-# what is ready, sorts the batch by timestamp and writes to the notification pipe only the edges
-# no newer than the oldest "latest edge" of the lines it read, holding the rest for the next turn
-# (at most one more 0.5 ms timeout): ≤ 1 ms in the library. The Python side adds the lgpio module's
-# notification thread reading that pipe and gpiozero's callback, each needing the GIL, which the
-# engine hands over every 0.5 ms (sys.setswitchinterval): a few hand-overs under load. 5 ms covers
-# both with room (benchmarks/delivery.py measures the Python part on this machine); the cost is
-# that rulings are said 5 ms after the close, far under anything a table can hear.
+# what is ready, sorts the batch by timestamp and emits only the edges at least 0.5 ms old (so that
+# they leave in time order across lines), the rest on a later turn: 0.5-1 ms in the library. Then
+# the lgpio module's Python thread reads the notification pipe and calls gpiozero's callback, which
+# needs the GIL: one or two hand-overs, each up to the 0.5 ms switch interval the engine sets, more
+# when the machine is busy (benchmarks/bench_delivery.py measures this part). 5 ms covers the
+# library's 1 ms and a few hand-overs with room; the cost is that a ruling is said 5 ms after its
+# close, far under anything a table can hear. A table can set its own: delivery_us in [table].
 LGPIO_DELIVERY_US = 5_000
 
 

@@ -134,29 +134,45 @@ def near_tie(rng: random.Random) -> int:
     return rng.choice([0, 150, 400, 700, 900, 1000, 1100, 1500, 2500])
 
 
-class SpankPlayers:
+class CuedPlayers:
+    """Players of a game with cues: they answer the judge's questions a moment later, and play
+    each new round as `play_round` says."""
+
     def __init__(self) -> None:
         self.cue: int | None = None
         self.judged: set[int] = set()
 
+    def answer(self, need: tuple[str, ...], rng: random.Random) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def play_round(self, table: SimTable, rules: Any, cue: int) -> None:
+        raise NotImplementedError
+
     def __call__(self, table: SimTable) -> None:
-        engine, rng = table.engine, table.rng
+        engine = table.engine
         assert engine is not None
-        rules: Any = engine.rules
-        status = rules.status()
+        status = engine.rules.status()
         if status.awaiting is not None and status.awaiting.round not in self.judged:
             number = status.awaiting.round
             self.judged.add(number)
-            values: dict[str, Any] = {}
-            if "pigs" in status.awaiting.need:
-                values["pigs"] = rng.choice([0, 1, 2, 3])
-            if "doubles" in status.awaiting.need:
-                values["doubles"] = rng.choice([[], ["cow"]])
-            table.at(table.sim_us + 300 * MS, lambda: engine.submit(Facts(number, values)))
-        if engine.last_cue_us is None or engine.last_cue_us == self.cue:
-            return
-        self.cue = engine.last_cue_us
-        cue = table.sim(self.cue)
+            values = self.answer(status.awaiting.need, table.rng)
+            table.at(table.sim_us + 250 * MS, lambda: engine.submit(Facts(number, values)))
+        if engine.last_cue_us is not None and engine.last_cue_us != self.cue:
+            self.cue = engine.last_cue_us
+            self.play_round(table, engine.rules, table.sim(self.cue))
+
+
+class SpankPlayers(CuedPlayers):
+    def answer(self, need: tuple[str, ...], rng: random.Random) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        if "pigs" in need:
+            values["pigs"] = rng.choice([0, 1, 2, 3])
+        if "doubles" in need:
+            values["doubles"] = rng.choice([[], ["cow"]])
+        return values
+
+    def play_round(self, table: SimTable, rules: Any, cue: int) -> None:
+        rng = table.rng
         seats = list(rules.active_seats())
         rng.shuffle(seats)
         window = int(rules.options["window_ms"]) * MS
@@ -205,25 +221,12 @@ class PigPlayers:
         self.next_claim = self.next_claim + self.window_us + 300 * MS
 
 
-class PigsTailPlayers:
-    def __init__(self) -> None:
-        self.cue: int | None = None
-        self.judged: set[int] = set()
+class PigsTailPlayers(CuedPlayers):
+    def answer(self, need: tuple[str, ...], rng: random.Random) -> dict[str, Any]:
+        return {"match": rng.random() < 0.5}
 
-    def __call__(self, table: SimTable) -> None:
-        engine, rng = table.engine, table.rng
-        assert engine is not None
-        rules: Any = engine.rules
-        status = rules.status()
-        if status.awaiting is not None and status.awaiting.round not in self.judged:
-            number = status.awaiting.round
-            self.judged.add(number)
-            match = rng.random() < 0.5
-            table.at(table.sim_us + 200 * MS, lambda: engine.submit(Facts(number, {"match": match})))
-        if engine.last_cue_us is None or engine.last_cue_us == self.cue:
-            return
-        self.cue = engine.last_cue_us
-        cue = table.sim(self.cue)
+    def play_round(self, table: SimTable, rules: Any, cue: int) -> None:
+        rng = table.rng
         seats = list(rules.seats)
         rng.shuffle(seats)
         window = int(rules.options["window_ms"]) * MS

@@ -151,12 +151,16 @@ class SpankThePig(Rules):
         insort(self.presses,
                (press.t_us, self.seats.index(press.seat), press.button, press.seat))
         self.sync()  # every round's windows as they stand
-        for rnd in reversed(self.rounds):  # the latest round whose windows can hold it
-            if rnd.early_from_us <= press.t_us:
-                if rnd.closed:
+        t = press.t_us
+        # the latest counted round whose windows can hold it (after the game is over a press
+        # only waits in the list, in case a correction makes its round count after all)
+        for i in range(self._counted - 1, -1, -1):
+            rnd = self.rounds[i]
+            if rnd.early_from_us <= t:
+                if not rnd.closed:
+                    self._add(rnd, press)
+                elif t < rnd.early_to_us or rnd.cue_us <= t < rnd.limit_us:
                     self._refold(rnd.number)  # it reached us after the close: re-derive
-                elif rnd.counted:  # (after the game it waits in the list, in case a
-                    self._add(rnd, press)  # correction makes the round count after all)
                 break
         self.advance(self.now_us)
 

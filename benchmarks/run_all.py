@@ -49,6 +49,8 @@ BENCHES = [
     Bench("speech", "bench_speech.py", "Speech: announce → first audio sample", 180, ours=False),
     Bench("scoreboard", "bench_scoreboard.py", "Scoreboard: ruling → 50 event streams", 150,
           ours=False),
+    Bench("hostile", "bench_hostile.py", "Hostile guests and a full disk", 150, ["--seconds", "60"],
+          ours=False),
 ]
 
 

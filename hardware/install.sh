@@ -193,7 +193,7 @@ install_config() {
         return
     fi
     local pin
-    pin="$(printf '%04d' "$(( $(od -An -N2 -tu2 /dev/urandom) % 10000 ))")"
+    pin="$(printf '%06d' "$(( $(od -An -N4 -tu4 /dev/urandom) % 1000000 ))")"  # 6 random digits
     run install -m 0640 -o root -g "$ACCOUNT" "$REPO/hardware/config.example.toml" "$CONF"
     run sed -i "s/^pin = \"4321\"/pin = \"$pin\"/" "$CONF"
     say "table PIN: $pin (in $CONF; the scoreboard asks for it before changing a game)"

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,10 @@ JUDGE_SEAT: Final = "judge"  # the name events use for the keypad; no seat may t
 SEAT_KEYS: Final = ("name", "colour", "slap", "double", "led")
 SPEECH_KEYS: Final = ("voice", "rate", "volume", "language")
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
+MAX_NAME: Final = 24  # characters of a seat name: a scoreboard tile, a phrase
+MAX_CONFIG_BYTES: Final = 1 << 20  # a config file is a few hundred bytes; /dev/zero is endless
+PIN_DIGITS: Final = range(4, 9)
+_PIN = re.compile(r"[0-9]{4,8}")
 
 OptionValue = str | int | bool
 
@@ -199,16 +204,51 @@ def _check(config: TableConfig) -> None:
                                  or not 0 <= delivery <= MAX_DELIVERY_US):
         raise ConfigError(f"delivery_us = {delivery!r} in [table] must be a whole number of "
                           f"microseconds from 0 to {MAX_DELIVERY_US}, e.g. 5000")
+    if config.pin is not None:
+        check_pin(config.pin, "pin")
     for key in config.speech:
         if key not in SPEECH_KEYS:
             raise ConfigError(f"unknown key {key!r} in [speech]; known: {', '.join(SPEECH_KEYS)}")
 
 
+def clean_text(value: str, what: str, limit: int) -> str:
+    """User text as the table keeps it: NFC (so "Zoë" typed two ways is one name), trimmed, and
+    refused with one line if it holds control characters (ESC, NUL, newlines print raw to the
+    console and the journal), a lone surrogate (it cannot be stored as UTF-8), or is too long."""
+    for ch in value:
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cs") or ch in "\u2028\u2029":
+            raise ConfigError(f"{what} {_shown(value)} holds the control character "
+                              f"{ascii(ch)}; use letters, digits and spaces")
+    value = unicodedata.normalize("NFC", value).strip()
+    if len(value) > limit:
+        raise ConfigError(f"{what} {_shown(value)} is longer than {limit} characters; shorten it")
+    return value
+
+
+def _shown(value: str) -> str:
+    """repr() made safe for one line of ASCII, cut short if long."""
+    shown = ascii(value)
+    return shown if len(shown) <= 48 else shown[:45] + "...'"
+
+
+def check_pin(pin: object, where: str = "--pin") -> str:
+    """A table PIN: 4 to 8 digits."""
+    text = str(pin) if isinstance(pin, int) and not isinstance(pin, bool) else pin
+    if not isinstance(text, str) or not _PIN.fullmatch(text):
+        raise ConfigError(f"{where} {_shown(str(pin))} is not a PIN of 4 to 8 digits; "
+                          f"e.g. {where} 483920")
+    return text
+
+
 def _check_name(name: object) -> None:
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"seat name {name!r} is empty; give every seat a name, e.g. Blue")
-    if name != name.strip() or "," in name:
-        raise ConfigError(f"seat name {name!r} has stray spaces or commas; use e.g. 'Blue'")
+    if clean_text(name, "seat name", MAX_NAME) != name:
+        raise ConfigError(f"seat name {_shown(name)} is not in its normal form (NFC) or has "
+                          f"stray spaces; type it again")
+    if "," in name:
+        raise ConfigError(f"seat name {name!r} has a comma; use e.g. 'Blue'")
     if name.casefold() == JUDGE_SEAT:
         raise ConfigError(f"seat name {name!r} is kept for the judge keypad; choose another")
 
@@ -238,6 +278,7 @@ def default_config(seat_names: Sequence[str] | None = None, *, doubles: bool = T
     if len(seat_names) > MAX_SEATS:
         raise ConfigError(f"{len(seat_names)} seats configured; the box supports at most {MAX_SEATS}")
     wiring = DEFAULT_WIRING
+    seat_names = [clean_text(name, "seat name", MAX_NAME) for name in seat_names]
     seats = tuple(
         SeatConfig(
             name=name,
@@ -252,7 +293,7 @@ def default_config(seat_names: Sequence[str] | None = None, *, doubles: bool = T
 
 def parse_seats(text: str) -> list[str]:
     """Seat names from ``--seats Blue,Red,...``: trimmed, none empty, none twice."""
-    names = [part.strip() for part in text.split(",")]
+    names = [clean_text(part, "seat name", MAX_NAME) for part in text.split(",")]
     if not any(names):
         raise ConfigError("--seats is empty; list the seats in order, e.g. --seats Blue,Red,Green")
     if not all(names):
@@ -270,7 +311,12 @@ def load_config(path: str | Path) -> TableConfig:
     """Read and check a config.toml; every mistake is a one-line ConfigError."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"config file {str(path)!r} is larger than 1 MB (or endless); "
+                              f"give the path of a config.toml")
+        data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"config file {str(path)!r} not found; check the path") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -350,7 +396,13 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
     for i, raw in enumerate(seats_raw):
         where = f"seat {i + 1}"
         _known(raw, SEAT_KEYS, where)
-        name = _opt_str(raw, "name", where) or DEFAULT_SEATS[i][0]
+        name = _opt_str(raw, "name", where)
+        if name is None:
+            name = DEFAULT_SEATS[i][0]
+        elif not name.strip():
+            raise ConfigError(f'name = "" in {where} is empty; give the seat a name, e.g. '
+                              f'name = "{DEFAULT_SEATS[i][0]}"')
+        name = clean_text(name, f"name in {where}", MAX_NAME)
         by_name = dict(DEFAULT_SEATS).get(name, DEFAULT_SEATS[i][1])
         seats.append(
             SeatConfig(
@@ -361,6 +413,10 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
                 led=_opt_int(raw, "led", where),
             )
         )
+    for i, seat in enumerate(seats):  # after every seat's keys were checked
+        if seat.slap is None:
+            raise ConfigError(f"seat {i + 1} ({seat.name}) has no slap pin; give it one, e.g. "
+                              f"slap = {DEFAULT_WIRING.slap[i]}")
     judge = leds = None
     if "judge" in data:
         judge = JudgeKeys(**_pin_group(data, "judge", ("yes", "no", "undo")))
@@ -368,7 +424,9 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
         leds = LedChain(**_pin_group(data, "leds", ("data", "clock", "latch")))
     pin = table.get("pin")
     if pin is not None and (isinstance(pin, bool) or not isinstance(pin, str | int)):
-        raise ConfigError(f'pin = {pin!r} in [table] must be a PIN code in quotes, e.g. pin = "4321"')
+        raise ConfigError(f'pin = {pin!r} in [table] must be a PIN code in quotes, e.g. pin = "483920"')
+    if pin is not None:
+        check_pin(pin, "pin in [table]")
     return TableConfig(
         game=_opt_str(table, "game", "[table]") or "spank-the-pig",
         seats=tuple(seats),

@@ -7,6 +7,7 @@ the fix, and exit status 2 — never a traceback.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from typing import Any
 from referee import __version__
 from referee.cli.common import UsageError, table_config
 from referee.cli.table import HardwareError
-from referee.config import ConfigError
+from referee.config import ConfigError, check_pin
 from referee.rules.base import REGISTRY, RulesError, rules_for
 from referee.store.database import StoreError, connect, export_lines
 from referee.store.tablelog import LogError, dumps, replay
@@ -94,8 +95,9 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
         use_mock_pins()
     host = args.host or config.host
     port = args.port or config.port
+    pin = check_pin(args.pin) if args.pin is not None else None
     table = Table(config, db=args.db, mock=args.mock or demo, no_speech=args.no_speech,
-                  pin=args.pin)
+                  pin=pin)
     try:
         engine = table.start(game, options, resume=not args.new)
     except RulesError as exc:
@@ -116,8 +118,9 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise UsageError(f"cannot serve the scoreboard on {host}:{port}: {reason}; "
                              f"choose another --port or --host") from None
-        print(f"Scoreboard: http://{host}:{port}/", file=out)
+        print(f"Scoreboard: {server.url}", file=out)
     table.subscribe(lambda kind, data: _print_event(table, kind, data))
+    signal.signal(signal.SIGTERM, _stop_signal)  # systemctl stop: like Ctrl-C, a clean stop
     try:
         if (args.mock or demo) and sys.stdin.isatty():
             from referee.capture.keyboard import run_keyboard
@@ -132,6 +135,10 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
             server.close()
         table.close()
     return 0
+
+
+def _stop_signal(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def _wait_until_over(table: Any, args: argparse.Namespace) -> None:
@@ -169,7 +176,7 @@ def _print_event(table: Any, kind: str, data: dict[str, Any]) -> None:
 def cmd_demo(args: argparse.Namespace) -> int:
     args.game = args.demo_game
     args.new = True  # a demo always starts a fresh game
-    if not args.seats:
+    if args.seats is None:
         args.seats = "Blue,Red,Green,Yellow"
     return cmd_play(args, demo=True)
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import queue
 import secrets
 import sys
+import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -12,10 +14,12 @@ from typing import Any, TextIO
 
 from referee.config import SeatConfig, TableConfig, default_config
 from referee.engine.loop import Engine, open_game, resume_game
-from referee.events import GameStart
+from referee.events import Facts, GameStart
 from referee.rules.base import rules_for
-from referee.store.database import Store, game_row, marks
+from referee.store.database import Store, StoreError, game_row, marks
 from referee.voice.announce import Announcer, PrintAnnouncer
+
+FINISH_S = 5.0  # how long a stop waits for an open race to close and be ruled
 
 
 class HardwareError(RuntimeError):
@@ -36,8 +40,10 @@ def use_mock_pins() -> None:
     from gpiozero import Device
     from gpiozero.pins.mock import MockFactory
 
+    from referee.capture.gpio import BoundedMockPin
+
     if not isinstance(Device.pin_factory, MockFactory):
-        Device.pin_factory = MockFactory()
+        Device.pin_factory = MockFactory(pin_class=BoundedMockPin)
 
 
 def game_options(config: TableConfig, game: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -79,7 +85,7 @@ class Table:
         self.config = config
         self.mock = mock
         self.out = out if out is not None else sys.stdout
-        self.pin = pin or config.pin or f"{secrets.randbelow(10_000):04d}"
+        self.pin = pin or config.pin or f"{secrets.randbelow(1_000_000):06d}"
         self.store = Store(db or config.db or default_db())
         self.announcer = announcer or make_announcer(config, no_speech=no_speech, out=self.out)
         self.auto = auto
@@ -183,9 +189,34 @@ class Table:
             self._open_box()
 
     def close(self) -> None:
+        """Stop cleanly (Ctrl-C, SIGTERM): the round in play is finished or voided, then the WAL
+        is folded into the database, so a restart finds a whole log and nothing to undo."""
         if self.engine is not None:
-            self.engine.stop()
+            finish(self.engine)
         if self.box is not None:
             self.box.close()
         self.announcer.close()
+        self.store.checkpoint()
         self.store.close()
+
+
+def finish(engine: Engine, wait_s: float = FINISH_S) -> None:
+    """Start no new round; give an open race up to `wait_s` to close and be ruled; stop the engine
+    thread; a race still open then (a silent game's long round) is voided in the log now."""
+    engine.auto = False  # read by the engine thread before it starts a round
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            phase = engine.command("snapshot", timeout=1.0)["phase"]
+        except (queue.Empty, StoreError):
+            break
+        if phase not in ("cadence", "race"):
+            break
+        time.sleep(0.05)
+    engine.stop()  # the engine thread is gone: its rules may be read and fed from here
+    status = engine.rules.status()
+    if status.race_open and engine.rules.round_count() and not engine.ended:
+        try:
+            engine.feed(Facts(engine.rules.round_count(), {"void": True}))
+        except (StoreError, ValueError):
+            pass  # a full disk: the restart voids it instead

@@ -33,7 +33,7 @@ from referee.events import (
     Undo,
 )
 from referee.rules.base import Rules, RulesError
-from referee.store.database import Store
+from referee.store.database import StorageFull, Store
 from referee.store.tablelog import new_rules
 from referee.voice.announce import Announcer
 from referee.voice.phrases import number_words, ruling_phrase, standings_text
@@ -114,6 +114,7 @@ class Engine:
         self.judged = False  # the latest changes came from the judge (a correction)
         self.next_pass_us: int | None = None
         self.ruled_at: dict[int, int] = {}  # round → engine time its ruling was published
+        self.storage_full = ""  # the one line said when the log could not grow; "" while it can
 
     # -- any thread ---------------------------------------------------------------------------
 
@@ -170,6 +171,8 @@ class Engine:
                 if item is not None:
                     self._handle(item)
                 self.turn()
+            except StorageFull:
+                pass  # said once, when it first happened (`_full`); the table is paused
             except Exception:  # a bug must not stop the table; it is logged with its traceback
                 log.exception("engine error")
 
@@ -228,7 +231,13 @@ class Engine:
             self._check(event)
         except RulesError as exc:
             raise ValueError(str(exc)) from None
-        self.store.append(self.game_id, event)
+        if self.storage_full:  # refused until the judge resumes on a disk with room again
+            raise StorageFull(self.storage_full)
+        try:
+            self.store.append(self.game_id, event)
+        except StorageFull as exc:  # not logged, so not acted on: the press or fact is refused
+            self._full(exc)
+            raise
         self.judged = isinstance(event, Facts | Penalty | Undo)
         self.rules.feed(event)
         if isinstance(event, Facts | Penalty | Undo):
@@ -271,7 +280,7 @@ class Engine:
                 and not status.race_open and status.awaiting is None):
             self.ended = True
             self.say("practice_over", {})
-            self.store.mark(self.game_id, "ended", True)
+            self._mark("ended", True)
             self._publish("state", self.snapshot())
             return
         if not status.race_open and status.awaiting is None and not status.over:
@@ -281,7 +290,7 @@ class Engine:
             st = self.rules.standings()
             self.say("champion", {"seats": " and ".join(st.winners),
                                   "verb": "is" if len(st.winners) == 1 else "are"})
-            self.store.mark(self.game_id, "over", st.to_json())
+            self._mark("over", st.to_json())
             self._publish("over", st.to_json())
         if (self.cue_us is not None and now >= self.cue_us):
             self.cue_us = None
@@ -342,8 +351,7 @@ class Engine:
         if before is None:  # the race closed: a restart must not take it for a cut round
             # (written before anyone hears of it; no fsync on this path: a killed process keeps
             # it, a pulled plug may lose it, and then the round is voided, never half-ruled)
-            self.store.mark(self.game_id, "ruled", {"round": number, "t_us": self.now()},
-                            durable=False)
+            self._mark("ruled", {"round": number, "t_us": self.now()}, durable=False)
         self.ruled_at[number] = self.now()
         rulings = [o for o in outputs if isinstance(o, Ruling)]
         awaiting = [o for o in outputs if isinstance(o, Awaiting)]
@@ -383,6 +391,25 @@ class Engine:
             if len(deltas) > 1:
                 self.say("take_cards", {"seat": seat, "cards": number_words(sum(deltas))})
 
+    def _mark(self, kind: str, value: Any, *, durable: bool = True) -> None:
+        """A mark the engine can do without for now (a restart re-derives it): a full disk
+        pauses the table but does not stop the ruling already made from being said."""
+        try:
+            self.store.mark(self.game_id, kind, value, durable=durable)
+        except StorageFull as exc:
+            self._full(exc)
+
+    def _full(self, exc: StorageFull) -> None:
+        """The log cannot grow: one line, the table pauses, the voice and the pages say so."""
+        if self.storage_full:
+            return
+        self.storage_full = str(exc)
+        log.error("%s", exc)
+        self.paused = True
+        self.next_round_us = None
+        self.say("storage_full", {}, interrupt=True)
+        self._publish("state", self.snapshot())
+
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         self.last_said = phrase_text(key, params)
         self.announcer.say(key, params, interrupt=interrupt)
@@ -410,6 +437,9 @@ class Engine:
             self.paused = True
             self.say("paused", {})
         elif name == "resume":
+            if self.storage_full:
+                self.store.mark(self.game_id, "resumed", True)  # raises while the disk is full
+                self.storage_full = ""
             self.paused = False
             self.next_round_us = None
             self.say("resumed", {})
@@ -417,6 +447,8 @@ class Engine:
             self.ended = True
             self.store.mark(self.game_id, "ended", True)
         elif name == "next_round":
+            if self.storage_full:
+                raise ValueError(self.storage_full)
             call = self.rules.next_call()
             if call is None:
                 raise ValueError("a round cannot start now (race open, judge asked or game over)")
@@ -484,6 +516,7 @@ class Engine:
             "options": dict(rules.options),
             "said": self.last_said,
             "stuck": sorted(f"{s} {b}" for s, b in self.stuck),
+            "storage_full": self.storage_full,
             "words": vocabulary(rules, {r.seat: r.score for r in st.seats}),
             "earlier": [  # the rounds before, so a page opened mid-game shows them too
                 {"round": n, "rulings": [o.to_json() for o in rules.round_outputs(n)

@@ -72,6 +72,7 @@ ENGLISH: dict[str, list[str]] = {
     "game_over": ["Game over. {text}"],
     "paused": ["Paused."],
     "resumed": ["Play on."],
+    "storage_full": ["Storage is full. The game is paused."],
     # the box
     "stuck": ["{seat}'s {button} button is stuck."],
     "button_check": ["{seat}, {button} button."],
@@ -294,7 +295,7 @@ def table_lines(seats: Sequence[str], language: str = "en") -> list[Line]:
         add(f"turn.{slug(seat)}", "turn", {"seat": seat})
     for key in ("too_close", "nobody", "undone", "unclear", "void", "no_match", "first_card",
                 "ring_empty", "practice", "practice_over", "deal_ring", "remove_set",
-                "last_round", "paused", "resumed"):
+                "last_round", "paused", "resumed", "storage_full"):
         add(key, key)
     for need in ("pigs", "doubles", "shout", "match", "claim", "pigs+doubles"):
         question = " ".join(text(f"judge_{n}", None, lang.code) for n in need.split("+"))

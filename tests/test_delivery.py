@@ -208,8 +208,7 @@ class PigPlayers:
         assert engine is not None
         if table.sim_us < self.next_claim:
             return
-        rules: Any = engine.rules
-        seats = list(rules.active_seats())
+        seats = [row.seat for row in engine.rules.standings().seats if not row.out]
         rng.shuffle(seats)
         t = self.next_claim
         kind = rng.choice(["photo", "photo", "clear", "stragglers"])

@@ -81,9 +81,10 @@ def last(
     return Outcome(times[-1][1], margin)
 
 
-def first(presses: Mapping[str, int], tie_us: int) -> Outcome:
-    """The first presser; uncontested (margin None) when only one seat pressed."""
-    ordered = _ordered(presses)
+def first(presses: Mapping[str, int] | Iterable[tuple[int, str]], tie_us: int) -> Outcome:
+    """The first presser; uncontested (margin None) when only one seat pressed. Given (time,
+    seat) presses rather than each seat's first, each seat counts by its first."""
+    ordered = _ordered(presses if isinstance(presses, Mapping) else firsts(presses))
     if not ordered:
         return Outcome(None, None)
     if len(ordered) == 1:

@@ -93,7 +93,7 @@ class SpankThePig(Rules):
         Option("deck", 72, int_in(2, 1_000_000), "cards in the deck, dealt equally"),
         Option("tempo_ms", 500, int_in(100, 5000), "time between the cadence words"),
         Option("window_ms", 3000, int_in(100, 60_000), "race window after the cue"),
-        Option("early_ms", None, int_in(0, 60_000),
+        Option("early_ms", 1000, int_in(0, 60_000),
                "before the cue, a press is early (default: the cadence, 2 × tempo_ms)"),
         Option("doubles", None, choice("buttons", "judge", "off"), "how doubles are refereed"),
     )
@@ -102,8 +102,8 @@ class SpankThePig(Rules):
         super().__init__(seats, options)
         if self.options["doubles"] is None:
             self.options["doubles"] = "buttons" if len(self.seats) <= 4 else "off"
-        if self.options["early_ms"] is None:
-            self.options["early_ms"] = 2 * self.options["tempo_ms"]  # the cadence's own length
+        if "early_ms" not in (options or {}):  # the cadence's own length, whatever its tempo
+            self.options["early_ms"] = 2 * self.options["tempo_ms"]
         deck, n = self.options["deck"], len(self.seats)
         if deck < n:
             raise RulesError(f"option deck={deck!r}: fewer cards than the {n} seats, so no round "

@@ -19,8 +19,10 @@ A table is described by a small TOML file (``config.toml``)::
     data = 10
     clock = 11
     latch = 8
+    oe = 25                      # optional: 74HC595 OE, pulled high by 10 kΩ, driven low
     [options]                    # game options, k = v
-    [speech]                     # voice, rate, volume, language
+    [speech]                     # voice, rate, volume, language, device, output_delay_ms
+    [buttons]                    # confirm_ms (glitch filter), untimed_edges (allow RPi.GPIO)
 
 Everything is checked once, when the config is built, so a mistake is reported as one line that
 names the bad value and says what to do (``ConfigError``), never as a traceback at the table.
@@ -53,7 +55,9 @@ RESERVED_PINS: Final[Mapping[int, str]] = {
 MAX_DELIVERY_US: Final = 100_000  # a ruling said a tenth of a second late is still "at once"
 JUDGE_SEAT: Final = "judge"  # the name events use for the keypad; no seat may take it
 SEAT_KEYS: Final = ("name", "colour", "slap", "double", "led")
-SPEECH_KEYS: Final = ("voice", "rate", "volume", "language")
+SPEECH_KEYS: Final = ("voice", "rate", "volume", "language", "device", "output_delay_ms")
+BUTTON_KEYS: Final = ("confirm_ms", "untimed_edges")
+MAX_OUTPUT_DELAY_MS: Final = 1000  # a TV's picture processing is 20-150 ms; Bluetooth ~200
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 MAX_NAME: Final = 24  # characters of a seat name: a scoreboard tile, a phrase
 MAX_CONFIG_BYTES: Final = 1 << 20  # a config file is a few hundred bytes; /dev/zero is endless
@@ -90,6 +94,16 @@ class LedChain:
     data: int
     clock: int
     latch: int
+    oe: int | None = None  # output enable: held high (LEDs off) by a pull-up until driven low
+
+
+@dataclass(frozen=True)
+class ButtonOptions:
+    """How presses are read: the glitch filter, and whether a factory without edge times
+    (RPi.GPIO) may referee at all."""
+
+    confirm_us: int = 1000  # a press must still be low this long after its first edge
+    untimed_edges: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,6 +154,7 @@ class TableConfig:
     db: str | None = None
     pin: str | None = None
     speech: dict[str, Any] = field(default_factory=dict)
+    buttons: ButtonOptions = field(default_factory=ButtonOptions)
     # how late a press may reach the engine after its edge (µs); None: the pin library's bound
     delivery_us: int | None = None
 
@@ -209,6 +224,20 @@ def _check(config: TableConfig) -> None:
     for key in config.speech:
         if key not in SPEECH_KEYS:
             raise ConfigError(f"unknown key {key!r} in [speech]; known: {', '.join(SPEECH_KEYS)}")
+    _check_speech_device(config.speech)
+
+
+def _check_speech_device(speech: Mapping[str, Any]) -> None:
+    device = speech.get("device")
+    if device is not None and (isinstance(device, bool) or not isinstance(device, str | int)
+                               or isinstance(device, str) and not device.strip()):
+        raise ConfigError(f'device = {device!r} in [speech] must be part of a sound card\'s name '
+                          f'in quotes, e.g. device = "USB" (referee doctor lists them)')
+    delay = speech.get("output_delay_ms")
+    if delay is not None and (isinstance(delay, bool) or not isinstance(delay, int | float)
+                              or not 0 <= delay <= MAX_OUTPUT_DELAY_MS):
+        raise ConfigError(f"output_delay_ms = {delay!r} in [speech] must be 0-"
+                          f"{MAX_OUTPUT_DELAY_MS} (milliseconds); referee calibrate measures it")
 
 
 def clean_text(value: str, what: str, limit: int) -> str:
@@ -264,6 +293,8 @@ def _pin_uses(config: TableConfig) -> list[tuple[int, str]]:
         uses += [(getattr(config.judge, k), f"judge ({k.upper()})") for k in ("yes", "no", "undo")]
     if config.leds is not None:
         uses += [(getattr(config.leds, k), f"LED chain ({k})") for k in ("data", "clock", "latch")]
+        if config.leds.oe is not None:
+            uses.append((config.leds.oe, "LED chain (oe)"))
     return uses
 
 
@@ -382,7 +413,8 @@ def _pin_group(data: Mapping[str, Any], name: str, keys: tuple[str, ...]) -> dic
 
 
 def _from_toml(data: Mapping[str, Any]) -> TableConfig:
-    _known(data, ("table", "seats", "judge", "leds", "options", "speech"), "the config file")
+    _known(data, ("table", "seats", "judge", "leds", "options", "speech", "buttons"),
+           "the config file")
     table = _table(data, "table", "[table]")
     _known(table, ("game", "host", "port", "db", "pin", "delivery_us"), "[table]")
     seats_raw = data.get("seats")
@@ -421,7 +453,10 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
     if "judge" in data:
         judge = JudgeKeys(**_pin_group(data, "judge", ("yes", "no", "undo")))
     if "leds" in data:
-        leds = LedChain(**_pin_group(data, "leds", ("data", "clock", "latch")))
+        raw_leds = _table(data, "leds", "[leds]")
+        oe = _opt_int(raw_leds, "oe", "[leds]")
+        rest = {k: v for k, v in raw_leds.items() if k != "oe"}
+        leds = LedChain(**_pin_group({"leds": rest}, "leds", ("data", "clock", "latch")), oe=oe)
     pin = table.get("pin")
     if pin is not None and (isinstance(pin, bool) or not isinstance(pin, str | int)):
         raise ConfigError(f'pin = {pin!r} in [table] must be a PIN code in quotes, e.g. pin = "483920"')
@@ -438,5 +473,48 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
         db=_opt_str(table, "db", "[table]"),
         pin=None if pin is None else str(pin),
         speech=dict(_table(data, "speech", "[speech]")),
+        buttons=_buttons(_table(data, "buttons", "[buttons]")),
         delivery_us=table.get("delivery_us"),
     )
+
+
+def _buttons(raw: Mapping[str, Any]) -> ButtonOptions:
+    _known(raw, BUTTON_KEYS, "[buttons]")
+    confirm = raw.get("confirm_ms", 1.0)
+    if isinstance(confirm, bool) or not isinstance(confirm, int | float) or not 0 <= confirm <= 20:
+        raise ConfigError(f"confirm_ms = {confirm!r} in [buttons] must be 0-20 (milliseconds a "
+                          f"press must stay low to count; default 1)")
+    untimed = raw.get("untimed_edges", False)
+    if not isinstance(untimed, bool):
+        raise ConfigError(f"untimed_edges = {untimed!r} in [buttons] must be true or false")
+    return ButtonOptions(confirm_us=round(confirm * 1000), untimed_edges=untimed)
+
+
+def set_config_value(path: str | Path, section: str, key: str, value: int | float | str) -> None:
+    """Write ``key = value`` into ``[section]`` of a config file, keeping everything else
+    (comments too): an existing line is replaced, else the key is added at the section's top,
+    else the section is appended. The result is checked before it replaces the file."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    shown = f'"{value}"' if isinstance(value, str) else repr(value)
+    line = f"{key} = {shown}"
+    lines = text.splitlines()
+    head = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
+    start = next((i for i, ln in enumerate(lines)
+                  if (m := head.match(ln)) and m.group(1).strip() == section), None)
+    if start is None:
+        lines += ["", f"[{section}]", line]
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")),
+                   len(lines))
+        own = re.compile(rf"^\s*{re.escape(key)}\s*=")
+        found = next((i for i in range(start + 1, end) if own.match(lines[i])), None)
+        if found is None:
+            lines.insert(start + 1, line)
+        else:
+            lines[found] = line
+    new = "\n".join(lines) + "\n"
+    _from_toml(tomllib.loads(new))  # never write a file the referee would refuse
+    tmp = path.with_name(path.name + ".new")
+    tmp.write_text(new, encoding="utf-8")
+    tmp.replace(path)

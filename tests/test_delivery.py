@@ -20,14 +20,14 @@ from typing import Any
 
 import pytest
 
-from referee.capture.gpio import LGPIO_DELIVERY_US, ButtonBox, delivery_bound_us
+from referee.capture.gpio import CONFIRMER_WAKE_US, LGPIO_DELIVERY_US, ButtonBox, edge_timing
 from referee.config import default_config
-from referee.engine.loop import Engine, open_game
+from referee.engine.loop import open_game
 from referee.events import Facts, GameStart
 from referee.store.database import Store, connect, export_lines
 from referee.store.tablelog import replay
 from referee.voice.announce import PrintAnnouncer
-from tests.delivery_pins import LgpioLikeFactory
+from tests.delivery_pins import LGPIOFactory
 
 MS = 1000
 
@@ -35,38 +35,32 @@ MS = 1000
 class SimTable:
     """Button box on lgpio-like pins, engine, rules and store on one simulated clock (µs)."""
 
+    EPOCH_US = 1_000_000_000  # the engine clock when the simulation starts
+
     def __init__(self, db: Path, game: str, seats: list[str], options: dict[str, Any], *,
                  seed: int, delivery_us: int | None = None) -> None:
         self.sim_us = 0
         self.rng = random.Random(seed)
-        self.factory = LgpioLikeFactory(lambda: self.sim_us, seed=seed)
+        self.factory = LGPIOFactory(lambda: self.sim_us, seed=seed)
         self.config = default_config(seats, doubles=True)
-        self.early: list[object] = []
-        self.engine: Engine | None = None
-        self.box = ButtonBox(self.config, self._sink, factory=self.factory)
         self.store = Store(db)
         voice = PrintAnnouncer(io.StringIO(), lead_ms=100, clock=self.clock, quiet=True)
-        bound = self.box.delivery_us if delivery_us is None else delivery_us
         self.engine = open_game(self.store, GameStart(game, tuple(seats), options), voice,
-                                clock=self.clock, leds=None, auto=True, delivery_us=bound)
+                                clock=self.clock, leds=None, auto=True)
+        # the box's presses are confirmed when this loop polls it, as its thread would
+        self.box = ButtonBox(self.config, self.engine.submit, factory=self.factory,
+                             clock=self.clock, confirmer=False)
+        self.engine.delivery_us = self.box.settled_us if delivery_us is None else delivery_us
         self.published: list[tuple[str, dict[str, Any]]] = []
         self.engine.subscribe(lambda kind, data: self.published.append((kind, data)))
-        for item in self.early:
-            self.engine.submit(item)
         self.actions: list[tuple[int, int, Callable[[], None]]] = []
         self._seq = itertools.count()
 
-    def _sink(self, item: object) -> None:
-        if self.engine is None:
-            self.early.append(item)
-        else:
-            self.engine.submit(item)
-
     def clock(self) -> int:
-        return self.box.ref_us + self.sim_us
+        return self.EPOCH_US + self.sim_us
 
     def sim(self, engine_us: int) -> int:
-        return engine_us - self.box.ref_us
+        return engine_us - self.EPOCH_US
 
     def at(self, t_us: int, action: Callable[[], None]) -> None:
         heapq.heappush(self.actions, (t_us, next(self._seq), action))
@@ -79,21 +73,21 @@ class SimTable:
 
     def run(self, players: Callable[[SimTable], None], until_us: int) -> None:
         engine = self.engine
-        assert engine is not None
         while self.sim_us < until_us and not engine.rules.status().over:
-            wake = engine._next_wake()
             times = [self.sim_us + 50 * MS]
             if self.actions:
                 times.append(self.actions[0][0])
             poll = self.factory.next_poll_us()
             if poll is not None:
                 times.append(poll)
-            if wake is not None:
-                times.append(self.sim(wake))
+            for wake in (engine._next_wake(), self.box.next_deadline()):
+                if wake is not None:
+                    times.append(self.sim(wake))
             self.sim_us = max(min(times), self.sim_us + 1)
             while self.actions and self.actions[0][0] <= self.sim_us:
                 heapq.heappop(self.actions)[2]()
             self.factory.poll(self.sim_us)
+            self.box.poll(self.clock())
             engine.turn()
             players(self)
 
@@ -114,14 +108,12 @@ class SimTable:
 
     def check_replays_to_live(self) -> None:
         engine = self.engine
-        assert engine is not None
         live = [o.to_json() for o in engine.rules.outputs()] + [engine.rules.standings().to_json()]
         exported = list(export_lines(connect(self.store.path, readonly=True)))
         assert replay(exported).lines() == live
 
     def close(self) -> None:
-        if self.engine is not None:
-            self.engine.stop()
+        self.engine.stop()
         self.box.close()
         self.store.close()
 
@@ -273,7 +265,8 @@ def test_a_whole_game_on_lgpio_like_pins_never_takes_a_ruling_back(tmp_path: Pat
     table = play(tmp_path, game, seed)
     try:
         engine = table.engine
-        assert engine is not None and engine.delivery_us == LGPIO_DELIVERY_US
+        # lgpio's bound and the box's 1 ms glitch confirmation (its confirmer is this loop here)
+        assert engine.delivery_us == LGPIO_DELIVERY_US + table.box.confirm_us
         late = [arrived - edge for edge, arrived in table.factory.delivered]
         assert late and min(late) >= 500 and max(late) <= LGPIO_DELIVERY_US
         rounds = engine.rules.round_count()
@@ -299,11 +292,51 @@ def test_without_the_delivery_wait_the_same_games_contradict_themselves(tmp_path
     assert found
 
 
-def test_the_delivery_bound_follows_the_pin_library() -> None:
-    """Mock pins call back at once (0); lgpio (and any real library) gets the lgpio bound; a
-    factory may declare its own."""
+def test_the_engine_waits_for_what_the_pins_need(tmp_path: Path) -> None:
+    """lgpio: its delivery bound, the glitch confirmation and the confirmer thread's waking;
+    mock pins: nothing (they call back at once, in the pressing thread, with no confirmation)."""
     from gpiozero.pins.mock import MockFactory
 
-    assert delivery_bound_us(MockFactory()) == 0
-    assert delivery_bound_us(object()) == LGPIO_DELIVERY_US
-    assert delivery_bound_us(LgpioLikeFactory(lambda: 0)) == LGPIO_DELIVERY_US
+    from referee.cli.table import Table
+
+    assert edge_timing(LGPIOFactory(lambda: 0)).delivery_us == LGPIO_DELIVERY_US
+    config = default_config(["Blue", "Red"])
+    box = ButtonBox(config, [].append, factory=LGPIOFactory(lambda: 0), clock=lambda: 0)
+    try:
+        assert box.settled_us == LGPIO_DELIVERY_US + 1000 + CONFIRMER_WAKE_US
+    finally:
+        box.close()
+    box = ButtonBox(config, [].append, factory=MockFactory())
+    try:
+        assert box.settled_us == 0
+    finally:
+        box.close()
+    table = Table(config, db=tmp_path / "t.db", announcer=PrintAnnouncer(io.StringIO()),
+                  box=False)
+    try:
+        assert table.delivery_us == 0
+    finally:
+        table.close()
+
+
+def test_a_table_can_set_its_own_wait(tmp_path: Path) -> None:
+    """`delivery_us` in [table]: how long past a close the referee waits (a checked value)."""
+    import dataclasses
+
+    from referee.cli.table import Table
+    from referee.config import ConfigError, load_config
+
+    path = tmp_path / "config.toml"
+    path.write_text('[table]\ndelivery_us = 8000\n[[seats]]\nname = "Blue"\nslap = 4\n'
+                    '[[seats]]\nname = "Red"\nslap = 17\n')
+    config = load_config(path)
+    assert config.delivery_us == 8000
+    table = Table(config, db=tmp_path / "t.db", announcer=PrintAnnouncer(io.StringIO()),
+                  box=False)
+    try:
+        assert table.delivery_us == 8000
+    finally:
+        table.close()
+    for bad in (-1, 100_001, True, "5"):
+        with pytest.raises(ConfigError, match="delivery_us"):
+            dataclasses.replace(config, delivery_us=bad)

@@ -23,7 +23,7 @@ def table_config(args: argparse.Namespace, game: str | None = None) -> TableConf
         config = TableConfig(game=config.game, seats=base.seats, judge=config.judge,
                              leds=config.leds, options=config.options, host=config.host,
                              port=config.port, db=config.db, pin=config.pin, speech=config.speech,
-                             delivery_us=config.delivery_us)
+                             buttons=config.buttons, delivery_us=config.delivery_us)
     check_speech(config)
     return config
 

@@ -1,4 +1,4 @@
-"""The `referee` command: play, demo, replay, export, buttons, doctor, speech.
+"""The `referee` command: play, demo, replay, export, buttons, doctor, calibrate, speech.
 
 Bad input (a config file, a log line, a flag) is one line on standard error naming the problem and
 the fix, and exit status 2 — never a traceback.
@@ -7,8 +7,10 @@ the fix, and exit status 2 — never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -195,6 +197,12 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from referee.cli.calibrate import run_calibrate
+
+    return run_calibrate(args)
+
+
 def cmd_speech(args: argparse.Namespace) -> int:
     from referee.voice.speech import speech_main
 
@@ -268,11 +276,53 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--db")
     sp.set_defaults(func=cmd_doctor)
 
+    sp = sub.add_parser("calibrate", help="measure the speaker's delay with a microphone")
+    sp.add_argument("--config", help="the config to write output_delay_ms into")
+    sp.add_argument("--device", help="sound output (part of its name; default: [speech] device)")
+    sp.add_argument("--mic", help="microphone (part of its name; default: the first)")
+    sp.add_argument("--clicks", type=int, default=10, choices=range(3, 101), metavar="N",
+                    help="how many clicks to play (3-100, default 10)")
+    sp.add_argument("--dry-run", action="store_true", help="measure, but do not write the config")
+    sp.set_defaults(func=cmd_calibrate)
+
     sp = sub.add_parser("speech", help="speech tools: render DIR, say TEXT, doctor",
                         add_help=False)
     sp.add_argument("rest", nargs=argparse.REMAINDER)
     sp.set_defaults(func=cmd_speech)
     return p
+
+
+PATH_ARGS = ("config", "db", "log")
+
+
+def writable_cwd(args: argparse.Namespace) -> None:
+    """lgpio makes its notification pipe (.lgd-nfy0) in the current directory when gpiozero
+    imports it; from a directory this user cannot write (systemd's default /, a read-only
+    checkout) the import fails and gpiozero silently falls back to a factory without edge
+    times. So move to a writable directory first, after making path arguments absolute."""
+    try:
+        here = os.getcwd()
+    except FileNotFoundError:
+        here = ""
+    if here and os.access(here, os.W_OK | os.X_OK):
+        return
+    for name in PATH_ARGS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value != "-" and here:
+            setattr(args, name, os.path.join(here, value))
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
+                                                             "state")
+    for place in (os.environ.get("STATE_DIRECTORY"), os.path.join(state, "table-referee"),
+                  tempfile.gettempdir()):
+        if not place:
+            continue
+        try:
+            os.makedirs(place, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(place, os.W_OK | os.X_OK):
+            os.chdir(place)
+            return
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -286,6 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2
+    writable_cwd(args)
     try:
         code: int = args.func(args)
         return code

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from referee.config import SeatConfig, TableConfig, default_config
-from referee.engine.loop import Engine, open_game, resume_game
+from referee.engine.loop import Command, Engine, open_game, resume_game
 from referee.events import Facts, GameStart
 from referee.rules.base import rules_for
 from referee.store.database import Store, StoreError, game_row, marks
@@ -92,13 +92,55 @@ class Table:
         self.engine: Engine | None = None
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.box: Any = None
+        self.voice_problem: str | None = None
+        self._paused_for_voice = False
+        self._watch_voice()
         if box:
             self._open_box()
+
+    # -- health: what the scoreboard's status shows besides the game ----------------------------
+
+    def _watch_voice(self) -> None:
+        """A sound device that stalls or is missing pauses the table (no cue may be promised on
+        a dead speaker) and resumes it when it plays again; the scoreboard says why."""
+        sink = getattr(self.announcer, "sink", None)
+        if sink is None or not hasattr(sink, "on_health"):
+            return
+        sink.on_health = self._voice_health
+        if getattr(sink, "problem", None):
+            self._voice_health(sink.problem)
+
+    def _voice_health(self, problem: str | None) -> None:
+        self.voice_problem = problem
+        engine = self.engine
+        if problem is not None and engine is not None and not engine.paused:
+            self._paused_for_voice = True
+            engine.submit(Command("pause"))
+        elif problem is None and self._paused_for_voice and engine is not None:
+            self._paused_for_voice = False
+            engine.submit(Command("resume"))
+
+    def health(self) -> dict[str, Any]:
+        """Warnings a player must see (sound device, edge timing) and the counts doctor shows."""
+        warnings_: list[str] = []
+        report = getattr(self.announcer, "health", None)
+        audio: dict[str, Any] = dict(report()) if report is not None else {}
+        if self.voice_problem:
+            warnings_.append(f"Paused: {self.voice_problem}")
+        capture: dict[str, Any] = {}
+        timing = getattr(self.box, "timing", None)
+        if timing is not None:
+            capture = {"factory": timing.factory, "timed": timing.timed, "note": timing.note}
+            if not timing.timed:
+                warnings_.append(f"Edge times are not exact: {timing.note} (allowed by "
+                                 "untimed_edges in [buttons]); close races may be misjudged")
+        return {"warnings": warnings_, "audio": audio, "capture": capture}
 
     def _open_box(self) -> None:
         from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
 
-        from referee.capture.gpio import ButtonBox
+        from referee.capture.gpio import ButtonBox, CaptureError
+        from referee.capture.header import box_error
 
         if self.box is not None:
             self.box.close()
@@ -107,6 +149,8 @@ class Table:
             warnings.simplefilter("ignore", PinFactoryFallback)
             try:
                 self.box = ButtonBox(self.config, self.submit)
+            except CaptureError as exc:
+                raise HardwareError(box_error(exc)) from None
             except BadPinFactory:
                 raise HardwareError(
                     "no GPIO library works here (lgpio, or RPi.GPIO before the Pi 5); "
@@ -117,11 +161,12 @@ class Table:
 
     @property
     def delivery_us(self) -> int:
-        """How long the engine waits past a race's close before ruling it: the config's bound,
-        else the pin library's (0 for mock pins), so no press still on its way changes it."""
+        """How long the engine waits past a race's close before ruling it: the config's, else
+        the box's (the pin library's delivery, the glitch confirmation, the confirmer's waking;
+        0 for mock pins), so no press still on its way changes a ruling once said."""
         if self.config.delivery_us is not None:
             return self.config.delivery_us
-        return int(self.box.delivery_us) if self.box is not None else 0
+        return int(self.box.settled_us) if self.box is not None else 0
 
     def subscribe(self, listener: Callable[[str, dict[str, Any]], None]) -> None:
         """Listen to this table's engine, and to every engine a new game brings."""
@@ -160,6 +205,8 @@ class Table:
             engine.subscribe(listener)
         self.engine = engine
         engine.start()
+        if self.voice_problem is not None:  # a new game on a silent speaker waits too
+            self._voice_health(self.voice_problem)
         return engine
 
     def game_options(self, game: str, options: dict[str, Any],
@@ -184,7 +231,8 @@ class Table:
             game=self.config.game, seats=tuple(new), judge=self.config.judge,
             leds=self.config.leds, options=self.config.options, host=self.config.host,
             port=self.config.port, db=self.config.db, pin=self.config.pin,
-            speech=self.config.speech, delivery_us=self.config.delivery_us)
+            speech=self.config.speech, buttons=self.config.buttons,
+            delivery_us=self.config.delivery_us)
         if self.box is not None:
             self._open_box()
 

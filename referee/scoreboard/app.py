@@ -122,6 +122,8 @@ def make_decorate(table: Any, guard: PinGuard | None = None
         view["facts"] = kinds
         view["quiet"] = bool(cls is not None and not cls.ROUNDS_FROM_CUES)
         view["mock"] = bool(table.mock)
+        health = getattr(table, "health", None)
+        view["health"] = health() if health is not None else {"warnings": []}
         view.setdefault("storage_full", "")
         view["pin_alert"] = guard.alert() if guard is not None else ""
         view["box"] = {

@@ -119,9 +119,12 @@ const TR = (() => {
     if (r) r.textContent = roundLabel(state);
     const p = document.getElementById("phase");
     if (p) p.textContent = phaseLabel(state);
+    /* One banner for the box's own trouble: a full disk, someone guessing the PIN, a silent
+       speaker, buttons without edge times (Table.health()). */
     const alert = document.getElementById("alert");
     if (alert) {
-      const lines = [state.storage_full, state.pin_alert].filter((x) => x);
+      const health = (state.health && state.health.warnings) || [];
+      const lines = [state.storage_full, state.pin_alert, ...health].filter((x) => x);
       alert.replaceChildren(...lines.map((x) => el("p", {}, x)));
       alert.hidden = !lines.length;
     }

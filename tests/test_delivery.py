@@ -140,9 +140,27 @@ class CuedPlayers:
     def play_round(self, table: SimTable, rules: Any, cue: int) -> None:
         raise NotImplementedError
 
+    @staticmethod
+    def race(table: SimTable, seats: list[str], cue: int, window: int, kind: str,
+             lo_ms: int, hi_ms: int) -> None:
+        """Everyone presses, the last two around the tie threshold ("all"); some do ("some");
+        all but one do and the last one a hair before the window's end ("edge"); or nobody."""
+        rng = table.rng
+        if kind == "all":
+            t = cue + rng.randint(lo_ms, lo_ms + 150) * MS
+            for seat in seats:
+                table.press(t, seat)
+                t += near_tie(rng) if seat == seats[-2] else rng.randint(10, 60) * MS
+        elif kind == "some":
+            for seat in seats[: rng.randint(1, len(seats) - 1)]:
+                table.press(cue + rng.randint(lo_ms, hi_ms) * MS, seat)
+        elif kind == "edge":
+            for seat in seats[:-1]:
+                table.press(cue + rng.randint(lo_ms, hi_ms) * MS, seat)
+            table.press(cue + window - rng.choice([100, 400, 900, 1500]), seats[-1])
+
     def __call__(self, table: SimTable) -> None:
         engine = table.engine
-        assert engine is not None
         status = engine.rules.status()
         if status.awaiting is not None and status.awaiting.round not in self.judged:
             number = status.awaiting.round
@@ -168,21 +186,11 @@ class SpankPlayers(CuedPlayers):
         seats = list(rules.active_seats())
         rng.shuffle(seats)
         window = int(rules.options["window_ms"]) * MS
-        kind = rng.choice(["all", "all", "split", "window-edge", "early", "none"])
-        if kind == "early":
+        kind = rng.choice(["all", "all", "some", "edge", "early", "none"])
+        if kind == "early":  # a slap during the cadence, then the race
             table.press(cue - rng.randint(1, 150) * MS, seats[0])
-        if kind in ("all", "early"):
-            t = cue + rng.randint(150, 300) * MS
-            for seat in seats:
-                table.press(t, seat)
-                t += near_tie(rng) if seat == seats[-2] else rng.randint(10, 60) * MS
-        elif kind == "split":
-            for seat in seats[: rng.randint(1, len(seats) - 1)]:
-                table.press(cue + rng.randint(150, 400) * MS, seat)
-        elif kind == "window-edge":  # the last slap a hair before the window's end
-            for seat in seats[:-1]:
-                table.press(cue + rng.randint(150, 400) * MS, seat)
-            table.press(cue + window - rng.choice([100, 400, 900, 1500]), seats[-1])
+            kind = "all"
+        self.race(table, seats, cue, window, kind, 150, 400)
         if rng.random() < 0.5:  # the double buttons race too
             t = cue + rng.randint(400, 600) * MS
             for seat in seats:
@@ -221,19 +229,8 @@ class PigsTailPlayers(CuedPlayers):
         seats = list(rules.seats)
         rng.shuffle(seats)
         window = int(rules.options["window_ms"]) * MS
-        kind = rng.choice(["all", "all", "some", "edge", "none"])
-        if kind == "all":
-            t = cue + rng.randint(100, 300) * MS
-            for seat in seats:
-                table.press(t, seat)
-                t += near_tie(rng) if seat == seats[-2] else rng.randint(10, 80) * MS
-        elif kind == "some":
-            for seat in seats[: rng.randint(1, len(seats) - 1)]:
-                table.press(cue + rng.randint(100, 500) * MS, seat)
-        elif kind == "edge":
-            for seat in seats[:-1]:
-                table.press(cue + rng.randint(100, 500) * MS, seat)
-            table.press(cue + window - rng.choice([100, 400, 900, 1500]), seats[-1])
+        self.race(table, seats, cue, window, rng.choice(["all", "all", "some", "edge", "none"]),
+                  100, 500)
 
 
 GAMES: dict[str, tuple[list[str], dict[str, Any], Callable[[], Callable[[SimTable], None]]]] = {

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from referee.config import ConfigError, TableConfig, default_config, load_config, parse_seats
 
 
 class UsageError(Exception):
     """A user mistake: printed as one line, exit status 2."""
-
 
 
 def table_config(args: argparse.Namespace, game: str | None = None) -> TableConfig:
@@ -19,11 +19,7 @@ def table_config(args: argparse.Namespace, game: str | None = None) -> TableConf
     if config is None:
         config = default_config(seats)
     elif seats is not None:
-        base = default_config(seats)
-        config = TableConfig(game=config.game, seats=base.seats, judge=config.judge,
-                             leds=config.leds, options=config.options, host=config.host,
-                             port=config.port, db=config.db, pin=config.pin, speech=config.speech,
-                             buttons=config.buttons, delivery_us=config.delivery_us)
+        config = dataclasses.replace(config, seats=default_config(seats).seats)
     check_speech(config)
     return config
 

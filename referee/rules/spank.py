@@ -29,23 +29,51 @@ The rules, in plain words (PRODUCT.md, "Spank the Pig!"; the seed rule sheet):
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from referee.events import (
     Awaiting,
     Cue,
-    Facts,
     Press,
+    Reason,
     Ruling,
     StandingRow,
     Standings,
     places,
 )
 from referee.rules import race
-from referee.rules.base import Option, Rules, RulesError, Status, choice, int_in, register
+from referee.rules.base import Phrase, Rules, Shared, Status, register
+from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
 
-COUNT_WORDS = {1: "whammy", 2: "whammies"}
+CHARACTERS = (("pug", "Pugs"), ("walrus", "Walruses"), ("cow", "Cows"),
+              ("zebracorn", "Zebracorns"), ("hippo", "Hippos"), ("bean", "Beans"))
+
+
+class Why(Reason):
+    """Spank the Pig!'s reasons (the judge's penalties and photo finishes are `Shared`)."""
+
+    SLAP_EARLY = "slap too early"
+    DOUBLE_EARLY = "declare a double too early"
+    SLAP_WITH_NO_PIG = "first to slap with no pig"
+    DOUBLE_WITH_NO_DOUBLE = "first to declare a double with no double"
+    FIRST_TO_A_PIG = "first to spank a pig"
+    NO_WHAMMY_TO_SHED = "first to spank a pig, no whammy to shed"
+    LAST_TO_THE_PIG = "last to spank the pig"
+    LAST_TO_THE_PIGS = "last to spank the pigs"
+    LAST_TO_THE_DOUBLE = "last to declare the double"
+    LAST_TO_THE_DOUBLES = "last to declare the doubles"
+
+
+# per race button: (early, first with nothing to press for, last with one, last with several)
+RACE_REASONS = {
+    "slap": (Why.SLAP_EARLY, Why.SLAP_WITH_NO_PIG, Why.LAST_TO_THE_PIG, Why.LAST_TO_THE_PIGS),
+    "double": (Why.DOUBLE_EARLY, Why.DOUBLE_WITH_NO_DOUBLE, Why.LAST_TO_THE_DOUBLE,
+               Why.LAST_TO_THE_DOUBLES),
+}
+
+
 
 
 @dataclass
@@ -88,15 +116,29 @@ class SpankThePig(Rules):
     TITLE: ClassVar[str] = "Spank the Pig!"
     SEATS: ClassVar[tuple[int, int]] = (2, 7)
     UNIT: ClassVar[str] = "whammies"
+    UNIT_WORDS: ClassVar[tuple[str, str]] = ("whammy", "whammies")
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap", "double")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
-        Option("deck", 72, int_in(2, 1_000_000), "cards in the deck, dealt equally"),
-        Option("tempo_ms", 500, int_in(100, 5000), "time between the cadence words"),
-        Option("window_ms", 3000, int_in(100, 60_000), "race window after the cue"),
-        Option("early_ms", 1000, int_in(0, 60_000),
-               "before the cue, a press is early (default: the cadence, 2 × tempo_ms)"),
-        Option("doubles", None, choice("buttons", "judge", "off"), "how doubles are refereed"),
+        Option.number("deck", 72, 2, 1_000_000, unit="cards", label="Deck",
+                      help="cards in the deck, dealt equally", practice_per_seat=3),
+        Option.number("tempo_ms", 500, 100, 5000, unit="ms", label="Tempo",
+                      help="time between the cadence words"),
+        Option.number("window_ms", 3000, 100, 60_000, unit="ms", label="Race window",
+                      help="race window after the cue"),
+        Option.number("early_ms", 1000, 0, 60_000, unit="ms", label="Early window",
+                      help="before the cue, a press is early (default: the cadence, "
+                           "2 × tempo_ms)"),
+        Option.choice("doubles", None, ("buttons", "judge", "off"), label="Doubles",
+                      help="how doubles are refereed"),
     )
+    FACTS: ClassVar[tuple[Fact, ...]] = (
+        Fact("pigs", "count", "Pigs on the table", "pig or no pig?", "How many pigs?", yes=1, no=0, most=72,
+             shown=3, what="pig"),
+        Fact("doubles", "names", "Doubles showing (tap each character, then send)",
+             "double or no double?", "Which doubles?", yes=["double"], no=[], choices=CHARACTERS,
+             what="character", answers=("Send", "No double")),
+    )
+    REASONS: ClassVar[tuple[type[Reason], ...]] = (Why,)
 
     def __init__(self, seats: Any, options: Any = None) -> None:
         super().__init__(seats, options)
@@ -115,12 +157,31 @@ class SpankThePig(Rules):
         self._pruned_us = 0  # presses before this have been pruned (see `_prune`)
         self._first_open = 0  # rounds before this index are closed or not counted
         self._counted = 0  # rounds counted (a prefix: the rest came after the game was over)
-        self.dirty: int | None = None  # the earliest round whose rulings must be re-derived
         self.awaiting: dict[int, Awaiting] = {}
         self.now_us = 0
         self.finished = False
         self.state = _Fold(dict.fromkeys(self.seats, 0), set(), set(), False, ())
         self.regular_rounds = deck // n
+
+    # -- what the game declares ---------------------------------------------------------------
+
+    @classmethod
+    def box_defaults(cls, seats: int, second_buttons: bool) -> dict[str, Any]:
+        """Doubles on the second buttons up to 4 seats, by the judge without them, off from 5
+        (the seed's advice)."""
+        return {"doubles": "off" if seats >= 5 else ("buttons" if second_buttons else "judge")}
+
+    def panel_facts(self) -> tuple[Fact, ...]:
+        """Doubles are the judge's to give only when the buttons race on them."""
+        return tuple(f for f in self.facts()
+                     if f.name != "doubles" or self.options["doubles"] == "buttons")
+
+    def schedule(self) -> Schedule:
+        return Schedule(tempo_ms=int(self.options["tempo_ms"]),
+                        pause_ms=int(self.options["pause_ms"]))
+
+    def planned_rounds(self) -> int:
+        return int(self.regular_rounds)
 
     # -- timeline -----------------------------------------------------------------------------
 
@@ -131,9 +192,11 @@ class SpankThePig(Rules):
     def round_count(self) -> int:
         return len(self.rounds)
 
-    def on_cue(self, cue: Cue) -> None:
+    def check_cue(self, cue: Cue) -> None:
         if self.rounds and cue.t_us < self.rounds[-1].cue_us:
             raise RulesError(f"cue at {cue.t_us} comes before the previous cue")
+
+    def on_cue(self, cue: Cue) -> None:
         self.sync()
         # a cue once the game is over is ignored: it must not cut the last round's window short
         over = self.state.over and not self._open_rounds()
@@ -141,9 +204,9 @@ class SpankThePig(Rules):
         cut = cue.t_us - self.options["early_ms"] * 1000  # the new round's early window
         prev = self.rounds[-2] if len(self.rounds) > 1 else None
         if prev is not None and not over and (cut < prev.limit_us or cut < prev.early_to_us):
-            self._refold(prev.number)  # its windows end sooner now: re-derive it
+            self.refold(prev.number)  # its windows end sooner now: re-derive it
         else:
-            self._refold(len(self.rounds))
+            self.refold(len(self.rounds))
         self.advance(self.now_us)
         self._prune()
 
@@ -160,7 +223,7 @@ class SpankThePig(Rules):
                 if not rnd.closed:
                     self._add(rnd, press)
                 elif t < rnd.early_to_us or rnd.cue_us <= t < rnd.limit_us:
-                    self._refold(rnd.number)  # it reached us after the close: re-derive
+                    self.refold(rnd.number)  # it reached us after the close: re-derive
                 break
         self.advance(self.now_us)
 
@@ -258,7 +321,7 @@ class SpankThePig(Rules):
         self.sync()
         for rnd in self._open_rounds():
             if rnd.close_us <= self.now_us:
-                self._refold(rnd.number)
+                self.refold(rnd.number)
                 self.sync()
                 return
 
@@ -266,43 +329,13 @@ class SpankThePig(Rules):
         self.finished = True
         still = self._open_rounds()
         if still:
-            self._refold(still[0].number)
+            self.refold(still[0].number)
         self.sync()
-
-    def on_judge(self, number: int) -> None:
-        self._refold(number)
-
-    def check_facts(self, facts: Facts) -> None:
-        known = {"pigs", "doubles", "void"}
-        for key in facts.values:
-            if key not in known:
-                raise RulesError(f"facts field {key!r} is not used in {self.NAME}; use pigs, doubles or void")
-        if not isinstance(facts.values.get("void", False), bool):
-            raise RulesError(f"void must be true or false, not {facts.values['void']!r}")
-        pigs = facts.values.get("pigs")
-        if "pigs" in facts.values and (
-            isinstance(pigs, bool) or not isinstance(pigs, int) or not 0 <= pigs <= 72
-        ):
-            raise RulesError(f"pigs must be a whole number from 0 up, not {pigs!r}")
-        doubles = facts.values.get("doubles")
-        if "doubles" in facts.values and not (
-            isinstance(doubles, list) and all(isinstance(d, str) and d for d in doubles)
-        ):
-            raise RulesError(f"doubles must be a list of character names, not {doubles!r}")
 
     # -- ruling --------------------------------------------------------------------------------
 
     def _in_sudden_death(self, number: int) -> bool:
         return bool(number > self.regular_rounds)
-
-    def _refold(self, start: int) -> None:
-        """Mark rounds from `start` on for re-ruling; `sync` does it when a result is read."""
-        self.dirty = start if self.dirty is None else min(self.dirty, start)
-
-    def sync(self) -> None:
-        if self.dirty is not None:
-            start, self.dirty = self.dirty, None
-            self._fold(start)
 
     def _fold(self, start: int) -> None:
         """Re-rule rounds from `start` on, from the table as it stood before round `start`."""
@@ -404,12 +437,11 @@ class SpankThePig(Rules):
                 if pile[o.seat] > 0:
                     pile[o.seat] -= 1
                 else:  # a shed on an empty pile does nothing
-                    o = Ruling(o.round, o.seat, 0, o.reason + ", no whammy to shed", o.margin_us)
+                    o = Ruling(o.round, o.seat, 0, Why.NO_WHAMMY_TO_SHED, o.margin_us)
             elif o.seat is not None:
                 pile[o.seat] += o.delta
             outputs.append(o)
-        for p in self.penalties_for(rnd.number):
-            outputs.append(Ruling(rnd.number, p.seat, p.count, p.reason, None))
+        outputs += self.penalty_rulings(rnd.number)
         if need:
             outputs.append(Awaiting(rnd.number, tuple(need)))
         return outputs
@@ -420,14 +452,13 @@ class SpankThePig(Rules):
         comes with the time of the press that earned it."""
         n = rnd.number
         active = rnd.active
-        noun = "pig" if button == "slap" else "double"
-        verb = "slap" if button == "slap" else "declare a double"
+        too_early, nothing_there, last_to_one, last_to_several = RACE_REASONS[button]
         early = {s: t for s, t in rnd.early[button].items() if s in active}
         pressed = {s: t for s, t in rnd.race[button].items() if s in active}
         out: list[tuple[int, Ruling]] = []
 
         def too_close(at: int, margin: int | None) -> None:
-            out.append((at, Ruling(n, None, 0, "too close to call", margin)))
+            out.append((at, Ruling(n, None, 0, Shared.TOO_CLOSE, margin)))
 
         if early:
             # an early press is the round's first mistake: ruled from the early presses alone,
@@ -441,21 +472,20 @@ class SpankThePig(Rules):
             if result.too_close:
                 too_close(t0 + (result.margin_us or 0), result.margin_us)
             elif result.seat is not None:
-                out.append((t0, Ruling(n, result.seat, 1, f"{verb} too early", result.margin_us)))
+                out.append((t0, Ruling(n, result.seat, 1, too_early, result.margin_us)))
         elif count == 0 and pressed:
             result = race.first(pressed, tie)
             t0 = min(pressed.values())
             if result.too_close:
                 too_close(t0 + (result.margin_us or 0), result.margin_us)
             elif result.seat is not None:
-                out.append((t0, Ruling(n, result.seat, 1, f"first to {verb} with no {noun}",
-                                       result.margin_us)))
+                out.append((t0, Ruling(n, result.seat, 1, nothing_there, result.margin_us)))
         if not count:
             return out
         if button == "slap" and count >= 3:
             group = race.group(pressed, count, tie)
             for seat, margin in group.named:
-                out.append((pressed[seat], Ruling(n, seat, -1, "first to spank a pig", margin)))
+                out.append((pressed[seat], Ruling(n, seat, -1, Why.FIRST_TO_A_PIG, margin)))
             if group.unclear:
                 too_close(min(pressed[s] for s in group.unclear), group.margin_us)
             return out
@@ -463,10 +493,9 @@ class SpankThePig(Rules):
         if result.too_close:
             too_close(max(pressed.values(), default=rnd.close_us), result.margin_us)
         elif result.seat is not None:
-            plural = "s" if count > 1 else ""
-            what = f"spank the pig{plural}" if button == "slap" else f"declare the double{plural}"
+            reason = last_to_several if count > 1 else last_to_one
             out.append((pressed.get(result.seat, rnd.close_us),
-                        Ruling(n, result.seat, count, f"last to {what}", result.margin_us)))
+                        Ruling(n, result.seat, count, reason, result.margin_us)))
         return out
 
     # -- reading the table ---------------------------------------------------------------------
@@ -508,25 +537,24 @@ class SpankThePig(Rules):
         self.sync()
         return self.state.over and not self.awaiting
 
-    def next_call(self) -> tuple[str, str | None] | None:
+    def next_call(self) -> Call | None:
         st = self.status()
         if st.over or st.race_open or st.awaiting is not None:
             return None
-        return ("cadence", None)
+        return Call("spank")
 
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's reaction time in round `number` (first slap − cue), µs."""
         rnd = self.rounds[number - 1]
         return {s: t - rnd.cue_us for s, t in rnd.race["slap"].items()}
 
-    def announcements(self, number: int) -> list[tuple[str, dict[str, Any]]]:
+    def announcements(self, number: int) -> list[Phrase]:
         """What to say before round `number` starts (deal at the first, last round...)."""
         self.sync()
-        said: list[tuple[str, dict[str, Any]]] = []
+        said: list[Phrase] = []
         if number == 1:
-            aside = self.options["deck"] % len(self.seats)
             said.append(("deal", {"cards": self.regular_rounds,
-                                  "aside": f"Set {aside} cards aside." if aside else ""}))
+                                  "aside_cards": self.options["deck"] % len(self.seats)}))
         if number == self.regular_rounds:
             said.append(("last_round", {}))
         elif number == self.regular_rounds + 1 or (
@@ -534,6 +562,18 @@ class SpankThePig(Rules):
         ):
             said.append(("sudden_death", {"seats": ", ".join(self.active_seats())}))
         return said
+
+    def said_after(self, number: int, new: Sequence[Ruling], first: bool) -> list[Phrase]:
+        """A clean round is said; a seat with several whammies in one round is told how many
+        face-up cards to take into its whammy pile."""
+        if first and not self.round_outputs(number):
+            return [("nobody", {})]
+        totals: dict[str, list[int]] = {}
+        for r in new:
+            if r.seat is not None and r.delta > 0:
+                totals.setdefault(r.seat, []).append(r.delta)
+        return [("take_cards", {"seat": seat, "n": sum(deltas)})
+                for seat, deltas in totals.items() if len(deltas) > 1]
 
     def active_seats(self) -> tuple[str, ...]:
         """Who plays the next round (the tied leaders in sudden death)."""

@@ -80,7 +80,7 @@ class SimTable:
             poll = self.factory.next_poll_us()
             if poll is not None:
                 times.append(poll)
-            for wake in (engine._next_wake(), self.box.next_deadline()):
+            for wake in (engine.next_wake(), self.box.next_deadline()):
                 if wake is not None:
                     times.append(self.sim(wake))
             self.sim_us = max(min(times), self.sim_us + 1)

@@ -150,30 +150,34 @@ class Engine:
         return self.clock() + self.offset_us
 
     def _run(self) -> None:
-        self._publish("state", self.snapshot())
-        if self.auto and self.rules.round_count() == 0:
-            self.next_round_us = self.now() + 300_000
-        self.step()
+        self.open()
         while not self._stop.is_set():
-            wake = self._next_wake()
+            wake = self.next_wake()
             timeout = None if wake is None else max(0.0, (wake - self.now()) / 1e6)
             try:
                 item = self.queue.get(timeout=min(timeout, 0.5) if timeout is not None else 0.5)
             except queue.Empty:
                 item = None
-            try:
-                if item is not None:
-                    self._handle(item)
-                self.turn()
-            except StorageFull:
-                pass  # said once, when it first happened (`_full`); the table is paused
-            except Exception:  # a bug must not stop the table; it is logged with its traceback
-                log.exception("engine error")
+            self.run_items(item)
+
+    # The loop is open(), then run_items() at each wake-up (next_wake()); tests/sim.py calls them
+    # on a simulated clock, without the thread, to play a game one wake-up at a time.
+
+    def run_items(self, item: Any) -> None:
+        """Handle `item`, then the loop's one turn (`turn`)."""
+        try:
+            if item is not None:
+                self._handle(item)
+            self.turn()
+        except StorageFull:
+            pass  # said once, when it first happened (`_full`); the table is paused
+        except Exception:  # a bug must not stop the table; it is logged with its traceback
+            log.exception("engine error")
 
     def turn(self) -> None:
-        """One turn of the loop: take everything queued so far, then let time act. The clock is
-        read first, so every press queued before that instant is in the rules when they are told
-        the time has come."""
+        """Take everything queued so far, then let time act (`step`). The clock is read first, so
+        every press queued before that instant is in the rules when they are told the time has
+        come."""
         now = self.now()
         while True:
             try:
@@ -183,7 +187,14 @@ class Engine:
             self._handle(item)
         self.step(now)
 
-    def _next_wake(self) -> int | None:
+    def open(self) -> None:
+        """What the thread does first: show the table and schedule the first round."""
+        self._publish("state", self.snapshot())
+        if self.auto and self.rules.round_count() == 0:
+            self.next_round_us = self.now() + 300_000
+        self.step()
+
+    def next_wake(self) -> int | None:
         """The next instant something can happen without an input (a past one: at once)."""
         closes = self.rules.status().closes_at_us
         times = [None if closes is None else closes + self.delivery_us, self.cue_us,

@@ -289,12 +289,22 @@ def test_without_the_delivery_wait_the_same_games_contradict_themselves(tmp_path
     assert found
 
 
+def table_wait(config: Any, tmp_path: Path) -> int:
+    """How long a table (without its box) waits past a close."""
+    from referee.cli.table import Table
+
+    table = Table(config, db=tmp_path / "t.db", announcer=PrintAnnouncer(io.StringIO()),
+                  box=False)
+    try:
+        return table.delivery_us
+    finally:
+        table.close()
+
+
 def test_the_engine_waits_for_what_the_pins_need(tmp_path: Path) -> None:
     """lgpio: its delivery bound, the glitch confirmation and the confirmer thread's waking;
     mock pins: nothing (they call back at once, in the pressing thread, with no confirmation)."""
     from gpiozero.pins.mock import MockFactory
-
-    from referee.cli.table import Table
 
     assert edge_timing(LGPIOFactory(lambda: 0)).delivery_us == LGPIO_DELIVERY_US
     config = default_config(["Blue", "Red"])
@@ -308,19 +318,13 @@ def test_the_engine_waits_for_what_the_pins_need(tmp_path: Path) -> None:
         assert box.settled_us == 0
     finally:
         box.close()
-    table = Table(config, db=tmp_path / "t.db", announcer=PrintAnnouncer(io.StringIO()),
-                  box=False)
-    try:
-        assert table.delivery_us == 0
-    finally:
-        table.close()
+    assert table_wait(config, tmp_path) == 0
 
 
 def test_a_table_can_set_its_own_wait(tmp_path: Path) -> None:
     """`delivery_us` in [table]: how long past a close the referee waits (a checked value)."""
     import dataclasses
 
-    from referee.cli.table import Table
     from referee.config import ConfigError, load_config
 
     path = tmp_path / "config.toml"
@@ -328,12 +332,7 @@ def test_a_table_can_set_its_own_wait(tmp_path: Path) -> None:
                     '[[seats]]\nname = "Red"\nslap = 17\n')
     config = load_config(path)
     assert config.delivery_us == 8000
-    table = Table(config, db=tmp_path / "t.db", announcer=PrintAnnouncer(io.StringIO()),
-                  box=False)
-    try:
-        assert table.delivery_us == 8000
-    finally:
-        table.close()
+    assert table_wait(config, tmp_path) == 8000
     for bad in (-1, 100_001, True, "5"):
         with pytest.raises(ConfigError, match="delivery_us"):
             dataclasses.replace(config, delivery_us=bad)

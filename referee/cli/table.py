@@ -184,6 +184,15 @@ class Table:
                 raise HardwareError(f"cannot open the buttons: {exc}; check the pins with "
                                     f"referee doctor") from None
 
+    @property
+    def delivery_us(self) -> int:
+        """How long the engine waits past a race's close before ruling it: the config's, else
+        the box's (the pin library's delivery, the glitch confirmation, the confirmer's waking;
+        0 for mock pins), so no press still on its way changes a ruling once said."""
+        if self.config.delivery_us is not None:
+            return self.config.delivery_us
+        return int(self.box.settled_us) if self.box is not None else 0
+
     def subscribe(self, listener: Callable[[str, dict[str, Any]], None]) -> None:
         """Listen to this table's engine, and to every engine a new game brings."""
         self.listeners.append(listener)
@@ -206,7 +215,7 @@ class Table:
             self.engine.stop()
         engine = None
         kw: dict[str, Any] = {"leds": self.box, "auto": self.auto, "clock": self.clock,
-                              "count_in_ms": self.count_in_ms}
+                              "count_in_ms": self.count_in_ms, "delivery_us": self.delivery_us}
         found = unfinished_game(self.store, game, seats) if resume and not practice else None
         if found is not None:
             engine = resume_game(self.store, found, self.announcer, **kw)

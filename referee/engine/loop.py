@@ -79,6 +79,7 @@ class Engine:
         ready: bool = True,
         count_in_ms: int = 1500,
         cue_light: bool = True,
+        delivery_us: int = 0,
     ) -> None:
         self.store = store
         self.announcer = announcer
@@ -88,6 +89,11 @@ class Engine:
         self.offset_us = offset_us  # keeps a resumed game's clock after the logged times
         self.count_in_us = count_in_ms * 1000
         self.cue_light = cue_light and leds is not None
+        # How late a press may reach the queue after its own edge time (the pin library's
+        # delivery bound; 0 for mock pins). The rules close a race at its own close time, but
+        # only once the clock is `delivery_us` past it, when every press before it is in: a
+        # ruling, once said, is never changed by a press that was still on its way.
+        self.delivery_us = delivery_us
         self.queue: queue.SimpleQueue[Item] = queue.SimpleQueue()
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.stuck: set[tuple[str, str]] = set()
@@ -182,20 +188,29 @@ class Engine:
     # The loop is open(), then run_items() at each wake-up (next_wake()); tests/sim.py calls them
     # on a simulated clock, without the thread, to play a game one wake-up at a time.
 
-    def run_items(self, item: Item | None) -> None:
-        """Handle `item` and everything queued behind it, then `step` (the loop's one turn)."""
+    def run_items(self, item: Any) -> None:
+        """Handle `item`, then the loop's one turn (`turn`)."""
         try:
-            while item is not None:
+            if item is not None:
                 self._handle(item)
-                try:
-                    item = self.queue.get_nowait()
-                except queue.Empty:
-                    item = None
-            self.step()
+            self.turn()
         except StorageFull:
             pass  # said once, when it first happened (`_full`); the table is paused
         except Exception:  # a bug must not stop the table; it is logged with its traceback
             log.exception("engine error")
+
+    def turn(self) -> None:
+        """Take everything queued so far, then let time act (`step`). The clock is read first, so
+        every press queued before that instant is in the rules when they are told the time has
+        come."""
+        now = self.now()
+        while True:
+            try:
+                item = self.queue.get_nowait()
+            except queue.Empty:
+                break
+            self._handle(item)
+        self.step(now)
 
     def open(self) -> None:
         """The game's first words: the deal and the Ready step (a resumed game: its state)."""
@@ -214,7 +229,9 @@ class Engine:
     def next_wake(self) -> int | None:
         """The next instant something can happen without an input (a past one: at once)."""
         now = self.now()
-        times = [self.rules.status().closes_at_us, self.cue_us, self.next_pass_us]
+        closes = self.rules.status().closes_at_us
+        times = [None if closes is None else closes + self.delivery_us, self.cue_us,
+                 self.next_pass_us]
         if self.auto:
             times.append(self.rhythm.wake(now))
         if self.leds is not None:
@@ -328,14 +345,15 @@ class Engine:
         number = self.rules.round_count()
         return number > 0 and any(isinstance(o, Awaiting) for o in self.rules.round_outputs(number))
 
-    def step(self) -> None:
+    def step(self, now: int | None = None) -> None:
         """Advance time, announce what changed, and start the next round when it is due."""
-        now = self.now()
+        if now is None:
+            now = self.now()
         if self.leds is not None:
             self.leds.check_stuck(now - self.offset_us)  # holds come back through the queue
         if self.ended:
             return
-        self.rules.advance(now)
+        self.rules.advance(now - self.delivery_us)  # only time every press has reached
         changed = self.rules.take_changed()
         for number in changed:
             self._announce(number)

@@ -46,7 +46,8 @@ class SimTable:
         self.store = Store(db)
         voice = PrintAnnouncer(io.StringIO(), lead_ms=100, clock=self.clock, quiet=True)
         self.engine = open_game(self.store, GameStart(game, tuple(seats), options), voice,
-                                clock=self.clock, leds=None, auto=True)
+                                clock=self.clock, leds=None, auto=True,
+                                ready=False)  # from the first round on (no Ready step)
         # the box's presses are confirmed when this loop polls it, as its thread would
         self.box = ButtonBox(self.config, self.engine.submit, factory=self.factory,
                              clock=self.clock, confirmer=False)

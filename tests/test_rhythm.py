@@ -161,6 +161,7 @@ def test_nothing_is_called_before_every_seat_is_ready(
         assert engine is not None
         wait(lambda: engine.rules.round_count() == 1)
         assert cadences(voice)[0] - ready_at >= 1_500_000  # the count-in
+        wait(lambda: "PIG!" in out.getvalue())  # printed as it sounds, at the cue
         said = out.getvalue()
         assert said.index("Deal") < said.index("when you're ready") < said.index("PIG!")
         assert not any('"press"' in line for line in export_lines(

@@ -9,6 +9,7 @@ times the cadence from the clock alone. The speech adapter (`referee.voice.speec
 from __future__ import annotations
 
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TextIO
@@ -77,9 +78,23 @@ class PrintAnnouncer:
         cue = start + tempo_ms * 1000 * (len(words) - 1)
         self.said.append((key, dict(params), cue))
         self._busy_until = max(self._busy_until, cue)
-        if not self.quiet:
+        if self.quiet:
+            return cue
+        if self.clock is not now_us:  # a simulated clock: nothing to wait for
             print("  » " + " … ".join(words), file=self.out, flush=True)
+            return cue
+        # beat by beat as it would sound, so a player reading the screen sees the go-word at
+        # the cue (printed at once, "PIG!" showed a whole cadence early: every slap was early)
+        for i, word in enumerate(words):
+            at = start + tempo_ms * 1000 * i
+            line = "  » " + word + (" …" if i < len(words) - 1 else "")
+            timer = threading.Timer(max(0.0, (at - self.clock()) / 1e6), self._print, (line,))
+            timer.daemon = True
+            timer.start()
         return cue
+
+    def _print(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         now = self.clock()

@@ -338,3 +338,32 @@ def test_resume_calls_off_a_pending_pause_and_never_starts_a_table_that_is_not_r
     assert r.resume(20) and r.phase is Phase.RULING  # called off: play goes on
     assert r.pause(30, in_hand=False) and r.phase is Phase.PAUSED
     assert r.resume(40) and r.phase is Phase.COUNT_IN
+
+
+def test_the_pause_key_during_a_race_pauses_after_it_and_a_second_press_takes_it_back(
+        tmp_path: Path, mock_factory: MockFactory) -> None:
+    """`p` in the middle of a race asks for a pause once the round is ruled; `p` again takes the
+    request back (before, the second `p` asked to pause again and was refused: "nothing to
+    pause: the table is race", and the table paused anyway)."""
+    from referee.capture.keyboard import handle_key
+
+    table, out, voice, engine = started(tmp_path, "20")
+    try:
+        wait(lambda: engine.snapshot()["phase"] == "race")
+        handle_key(table, "p")
+        assert engine.paused  # pausing: the race in hand is ruled first
+        handle_key(table, "p")
+        assert not engine.paused
+        assert "nothing to pause" not in out.getvalue()
+        n = len(cadences(voice))
+        wait(lambda: len(cadences(voice)) > n)  # play went on: the next round was called
+        wait(lambda: engine.snapshot()["phase"] == "race")
+        handle_key(table, "p")
+        handle_key(table, "p")
+        handle_key(table, "p")  # asked, taken back, asked again: the table pauses after the round
+        wait(lambda: "Paused." in out.getvalue())
+        n = len(cadences(voice))
+        time.sleep(0.5)  # ten times the pause between rounds: no round is called while paused
+        assert len(cadences(voice)) == n and engine.snapshot()["phase"] == "paused"
+    finally:
+        table.close()

@@ -63,7 +63,8 @@ def handle_key(table: Any, ch: str) -> bool:
         table.submit(JudgeKey(now_us(), "undo"))
     elif ch == "p":
         try:
-            engine.command("resume" if engine.phase() == "paused" else "pause")
+            # paused, or pausing once the round in hand is ruled: p takes it back
+            engine.command("resume" if engine.paused else "pause")
         except ValueError as exc:
             print(exc, file=table.out, flush=True)
     elif ch == "s":

@@ -321,6 +321,14 @@ class Engine:
             self.say("paused", {})
         return True
 
+    def _why_no_pause(self) -> str:
+        return {
+            Phase.PAUSED: "the table is already paused; resume to play on",
+            Phase.PAUSING: "the table pauses as soon as this round is ruled; resume to take it back",
+            Phase.READY: "nothing to pause yet: the table waits for every seat to be ready",
+            Phase.OVER: "nothing to pause: the game is over",
+        }.get(self.rhythm.phase, f"nothing to pause now ({self.phase()})")
+
     def feed(self, event: Event) -> None:
         """Log, then act: the log always holds every event the rules have seen."""
         if self.ended:
@@ -578,7 +586,7 @@ class Engine:
             self._stop.set()
         elif name == "pause":
             if not self._pause():
-                raise ValueError(f"nothing to pause: the table is {self.phase()}")
+                raise ValueError(self._why_no_pause())
         elif name == "resume":  # idempotent: a table already playing just plays on
             self._resume()
         elif name == "start":  # idempotent too: a table already playing just plays on

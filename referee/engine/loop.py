@@ -108,6 +108,7 @@ class Engine:
         self.judged = False  # the latest changes came from the judge (a correction)
         self.next_pass_us: int | None = None
         self.ruled_at: dict[int, int] = {}  # round → engine time its ruling was published
+        self.shown_phase = ""  # the phase of the latest state sent to the pages
 
     # -- any thread ---------------------------------------------------------------------------
 
@@ -244,7 +245,9 @@ class Engine:
         changed = self.rules.take_changed()
         for number in changed:
             self._announce(number)
-        if changed:
+        if changed or self.phase() != self.shown_phase:
+            # a race can close with nothing to rule (a flip nobody claimed): the pages must
+            # still stop showing it as open
             self._publish("state", self.snapshot())
         status = self.rules.status()
         if (self.practice and not self.ended and status.round >= PRACTICE_ROUNDS
@@ -472,6 +475,8 @@ class Engine:
         }
 
     def _publish(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "state":
+            self.shown_phase = data["phase"]
         for listener in list(self.listeners):
             try:
                 listener(kind, data)

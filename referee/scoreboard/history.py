@@ -165,11 +165,11 @@ def chart(stats: list[PlayerStats], width: int = 480, row: int = 34) -> dict[str
     """Geometry of the reaction-time chart: one bar per player to the median, a tick at the best."""
     rows = [p for p in stats if p.reactions_us]
     rows.sort(key=lambda p: statistics.median(p.reactions_us))
-    label_w, pad = 112, 12
+    label_w, pad, value_w = 112, 12, 44  # value_w: room for the median's figure after its bar
     top = max((statistics.median(p.reactions_us) for p in rows), default=0) / 1000
     step = 100 if top <= 600 else 250 if top <= 1500 else 500
     scale_max = max(step, (int(top // step) + 1) * step)
-    plot_w = width - label_w - pad * 2
+    plot_w = width - label_w - pad * 2 - value_w
 
     def x(ms: float) -> float:
         return round(label_w + plot_w * ms / scale_max, 1)

@@ -109,6 +109,7 @@ const TR = (() => {
 
   function renderStatus(state) {
     document.body.dataset.phase = state.phase;
+    document.body.dataset.gameId = String(state.game_id ?? "");
     document.body.classList.toggle("quiet", !!state.quiet);
     const t = document.getElementById("title");
     if (t && !t.dataset.fixed) {

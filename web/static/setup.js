@@ -25,10 +25,10 @@
       el("td", {}, String(n)),
       el("td", {}, el("input", {type: "text", class: "seat-name", value: seat.name, maxlength: "24", required: true,
         "aria-label": `Seat ${n} name`, autocomplete: "off"})),
-      el("td", {}, el("input", {type: "color", class: "seat-colour", value: seat.colour, "aria-label": `Seat ${n} colour`})),
-      el("td", {}, el("input", {type: "number", class: "seat-slap", min: "0", max: "27", inputmode: "numeric",
+      el("td", {"data-label": "Colour"}, el("input", {type: "color", class: "seat-colour", value: seat.colour, "aria-label": `Seat ${n} colour`})),
+      el("td", {"data-label": "Slap pin"}, el("input", {type: "number", class: "seat-slap", min: "0", max: "27", inputmode: "numeric",
         value: seat.slap ?? "", "aria-label": `Seat ${n} slap pin`})),
-      el("td", {}, el("input", {type: "number", class: "seat-double", min: "0", max: "27", inputmode: "numeric",
+      el("td", {"data-label": "Double pin"}, el("input", {type: "number", class: "seat-double", min: "0", max: "27", inputmode: "numeric",
         value: seat.double ?? "", "aria-label": `Seat ${n} double pin`})),
       el("td", {}, el("button", {type: "button", class: "btn remove", "aria-label": `Remove seat ${n}`,
         onclick: () => { tr.remove(); renumber(); }}, "✕")));

@@ -129,6 +129,7 @@
     const times = seats.map((seat) => [seat, reactions[seat]]);
     times.sort((a, b) => (a[1] ?? Infinity) - (b[1] ?? Infinity));
     const slowest = Math.max(1, ...times.map(([, t]) => t ?? 0));
+    reactEl.style.setProperty("--react-cols", times.length > 4 ? "2" : "1");
     reactEl.replaceChildren(...times.map(([seat, t]) => {
       const bar = el("span", {class: "bar", seat: colour(s, seat)});
       if (t !== undefined) bar.style.width = `${Math.max(2, (100 * t) / slowest)}%`;

@@ -95,7 +95,7 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
     host = args.host or config.host
     port = args.port or config.port
     table = Table(config, db=args.db, mock=args.mock or demo, no_speech=args.no_speech,
-                  pin=args.pin)
+                  pin=args.pin, demo=demo)
     try:
         engine = table.start(game, options, resume=not args.new)
     except RulesError as exc:

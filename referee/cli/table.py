@@ -75,9 +75,11 @@ class Table:
         announcer: Announcer | None = None,
         auto: bool = True,
         box: bool = True,
+        demo: bool = False,
     ) -> None:
         self.config = config
         self.mock = mock
+        self.demo = demo  # `referee demo`: its games are marked so, and stay out of the ratings
         self.out = out if out is not None else sys.stdout
         self.pin = pin or config.pin or f"{secrets.randbelow(10_000):04d}"
         self.store = Store(db or config.db or default_db())
@@ -141,6 +143,8 @@ class Table:
         if engine is None:
             engine = open_game(self.store, GameStart(game, seats, opts), self.announcer,
                                leds=self.box, auto=self.auto, practice=practice)
+            if self.demo:
+                self.store.mark(engine.game_id, "demo", True)
         for listener in self.listeners:
             engine.subscribe(listener)
         self.engine = engine

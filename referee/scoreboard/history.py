@@ -6,7 +6,10 @@ so history always agrees with the rules; results are cached per game until its l
 Rating: Elo over pairwise results. In a game of n players each pair meets once: a better place
 scores 1, a shared place ½ (a tie is half a win), a worse place 0. Each player's rating moves by
 K/(n−1) × (scored − expected), from the ratings before the game, games taken in the order played.
-Only games that are over (or ended by the judge) after at least one ruled round count.
+Only games that are over (or ended by the judge) after at least one ruled round count, and only
+real games: a `referee demo` game is listed but neither rated nor counted in the reaction times.
+A reaction is a press answering a cue; the press that opens a round (a claim in Pig) answers
+nothing, so it is no reaction (it would read as "0 ms").
 """
 
 from __future__ import annotations
@@ -39,16 +42,18 @@ class GameSummary:
     winners: tuple[str, ...]
     reactions_us: dict[str, tuple[int, ...]] = field(default_factory=dict)
     error: str | None = None
+    demo: bool = False
 
     @property
     def rated(self) -> bool:
-        return self.error is None and self.rounds > 0 and (self.final or self.ended)
+        return (self.error is None and not self.demo and self.rounds > 0
+                and (self.final or self.ended))
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "game": self.game, "title": self.title, "seats": list(self.seats),
                 "created": self.created, "rounds": self.rounds, "final": self.final,
                 "ended": self.ended, "standings": list(self.standings),
-                "winners": list(self.winners), "error": self.error}
+                "winners": list(self.winners), "error": self.error, "demo": self.demo}
 
 
 _cache: dict[tuple[str, int], tuple[int, GameSummary]] = {}
@@ -59,7 +64,8 @@ def summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str = "") -
     game_id = int(row["id"])
     (count,) = conn.execute("SELECT COUNT(*) FROM events WHERE game_id = ?", (game_id,)).fetchone()
     ended = bool(marks(conn, game_id, "ended"))
-    stamp = int(count) * 2 + int(ended)
+    demo = bool(marks(conn, game_id, "demo"))
+    stamp = int(count) * 4 + int(ended) * 2 + int(demo)
     with _cache_lock:
         hit = _cache.get((db_key, game_id))
     if hit is not None and hit[0] == stamp:
@@ -67,7 +73,7 @@ def summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str = "") -
     cls = REGISTRY.get(row["game"])
     title = cls.TITLE if cls is not None else row["game"]
     base = {"id": game_id, "game": row["game"], "title": title, "seats": tuple(row["seats"]),
-            "created": row["created"], "ended": ended}
+            "created": row["created"], "ended": ended, "demo": demo}
     try:
         result = replay(export_lines(conn, game_id))
     except (LogError, RulesError, StoreError) as exc:
@@ -77,9 +83,10 @@ def summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str = "") -
         rules = result.rules
         rounds = rules.status().round
         reactions: dict[str, list[int]] = {}
+        opened_by_press = not rules.ROUNDS_FROM_CUES  # a claim opens the round: no reaction
         for number in range(1, rules.round_count() + 1):
             for seat, us in rules.reactions(number).items():
-                if us >= 0:
+                if us > 0 or (us == 0 and not opened_by_press):
                     reactions.setdefault(seat, []).append(us)
         st = result.standings
         summary = GameSummary(
@@ -136,6 +143,8 @@ def player_stats(summaries: list[GameSummary]) -> list[PlayerStats]:
         return players.setdefault(name, PlayerStats(name))
 
     for game in summaries:
+        if game.demo:
+            continue
         for seat, times in game.reactions_us.items():
             player(seat).reactions_us.extend(times)
         if not game.rated:

@@ -49,6 +49,11 @@ RESERVED_PINS: Final[Mapping[int, str]] = {
     21: "the I2S audio HAT",
 }
 JUDGE_SEAT: Final = "judge"  # the name events use for the keypad; no seat may take it
+# The keys that stand for the box's buttons, in the terminal and on the virtual box page alike:
+# seat n's slap and double, and the judge keypad's YES / NO / UNDO.
+SLAP_KEYS: Final = "12345678"
+DOUBLE_KEYS: Final = "qwertyui"
+JUDGE_KEYS: Final = {"j": "yes", "n": "no", "z": "undo"}
 SEAT_KEYS: Final = ("name", "colour", "slap", "double", "led")
 SPEECH_KEYS: Final = ("voice", "rate", "volume", "language")
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")

@@ -16,6 +16,7 @@ import io
 import os
 import re
 import shutil
+import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -57,43 +58,7 @@ GALLERY = {"spank-the-pig": ("table-tv-awaiting", "table-phone-ruled", "judge-ph
 SHOTS = ("awaiting", "ruled", "turn", "slowest-awaiting")
 
 # Checked in the page itself: what a person would see as broken.
-CHECK_JS = """(tv) => {
-  const W = document.documentElement.clientWidth, H = window.innerHeight;
-  const problems = [];
-  const doc = document.documentElement;
-  if (doc.scrollWidth > W + 1) problems.push(`the page scrolls sideways: ${doc.scrollWidth}px wide`);
-  const text = document.body.innerText;
-  for (const bad of ["undefined", "null", "NaN", "[object"]) {
-    if (new RegExp("(^|\\\\W)" + bad.replace("[", "\\\\[") + "(\\\\W|$)").test(text)) {
-      problems.push(`the text says ${JSON.stringify(bad)}`);
-    }
-  }
-  const skip = (e) => e.closest(".sr, .skip, dialog:not([open]), [hidden], svg desc");
-  const name = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
-    (e.className && typeof e.className === "string" ? "." + e.className.trim().split(/\\s+/).join(".") : "");
-  for (const e of document.body.querySelectorAll("*")) {
-    if (skip(e)) continue;
-    const rects = e.getClientRects();
-    if (!rects.length) continue;
-    const r = e.getBoundingClientRect();
-    if (r.width === 0 && r.height === 0) continue;
-    const what = `${name(e)} ${JSON.stringify((e.innerText || e.textContent || "").trim().slice(0, 40))}`;
-    if (r.left < -1 || r.right > W + 1) problems.push(`${what} sticks out sideways (${Math.round(r.left)}..${Math.round(r.right)} of ${W})`);
-    if (tv && r.bottom > H + 1) problems.push(`${what} is below the screen (bottom ${Math.round(r.bottom)} of ${H})`);
-    // cut off by a box that hides or scrolls its overflow
-    for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
-      const style = getComputedStyle(p);
-      if (style.overflowX === "visible" && style.overflowY === "visible") continue;
-      const b = p.getBoundingClientRect();
-      if ((style.overflowX !== "visible" && (r.right > b.right + 1 || r.left < b.left - 1)) ||
-          (style.overflowY !== "visible" && r.bottom > b.bottom + 1)) {
-        problems.push(`${what} is cut off by ${name(p)}`);
-      }
-      break;
-    }
-  }
-  return [...new Set(problems)].slice(0, 12);
-}"""
+CHECK_JS = (Path(__file__).parent / "page_check.js").read_text(encoding="utf-8")
 
 
 class SimClock:
@@ -421,5 +386,38 @@ def test_setup_and_history_on_a_phone_and_a_tv(stage: Stage, out_dir: Path) -> N
             finally:
                 page.goto(stage.url + "box")
         assert not problems, "\n".join(problems)
+    finally:
+        walk.engine.stop()
+
+
+def test_the_virtual_box_takes_the_terminals_keys_and_fits_a_phone(stage: Stage) -> None:
+    from referee.config import DOUBLE_KEYS, SLAP_KEYS
+    from referee.store.database import events
+
+    walk = start_walk(stage, "spank-the-pig", {"doubles": "buttons"})
+    try:
+        phone = stage.pages[("box", "phone")]
+        phone.wait_for_function("id => document.body.dataset.gameId === id",
+                                arg=str(walk.engine.game_id))
+        # the whole box on one phone screen: every seat's slap button and its double
+        bottoms = phone.eval_on_selector_all(
+            ".slap, .double-btn", "bs => bs.map((b) => b.getBoundingClientRect().bottom)")
+        assert len(bottoms) == 8 and max(bottoms) <= VIEWPORTS["phone"][1]
+        hint = phone.inner_text(".hint")
+        assert f"{SLAP_KEYS[0]}–{SLAP_KEYS[-1]} slap" in hint
+        assert f"{DOUBLE_KEYS[0]}–{DOUBLE_KEYS[-1]} double" in hint and "Shift" not in hint
+        phone.keyboard.press(SLAP_KEYS[1])
+        phone.keyboard.press(DOUBLE_KEYS[2])
+
+        def pressed() -> list[tuple[str, str]]:
+            walk.poke()
+            return [(e.seat, e.button) for e in events(stage.table.store.conn, walk.engine.game_id)
+                    if isinstance(e, Press)]
+
+        deadline = time.monotonic() + 10
+        while len(pressed()) < 2:
+            assert time.monotonic() < deadline, pressed()
+            time.sleep(0.05)
+        assert sorted(pressed()) == [("Green", "double"), ("Red", "slap")]
     finally:
         walk.engine.stop()

@@ -56,6 +56,16 @@ DOUBLE_KEYS: Final = "qwertyui"
 JUDGE_KEYS: Final = {"j": "yes", "n": "no", "z": "undo"}
 SEAT_KEYS: Final = ("name", "colour", "slap", "double", "led")
 SPEECH_KEYS: Final = ("voice", "rate", "volume", "language")
+PIN_RULE: Final = "4 to 8 digits"  # the table PIN: typed on a phone's number pad
+_PIN = re.compile(r"[0-9]{4,8}")
+
+
+def is_table_pin(text: str) -> bool:
+    """A table PIN is 4 to 8 digits: short enough to type at the table, long enough to guess
+    slowly (five wrong tries lock an address out for a minute)."""
+    return _PIN.fullmatch(text) is not None
+
+
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 
 OptionValue = str | int | bool
@@ -363,8 +373,10 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
     if "leds" in data:
         leds = LedChain(**_pin_group(data, "leds", ("data", "clock", "latch")))
     pin = table.get("pin")
-    if pin is not None and (isinstance(pin, bool) or not isinstance(pin, str | int)):
-        raise ConfigError(f'pin = {pin!r} in [table] must be a PIN code in quotes, e.g. pin = "4321"')
+    if pin is not None and (isinstance(pin, bool) or not isinstance(pin, str | int)
+                            or not is_table_pin(str(pin))):
+        raise ConfigError(f'pin = {pin!r} in [table] must be {PIN_RULE} in quotes, '
+                          f'e.g. pin = "4321"')
     return TableConfig(
         game=_opt_str(table, "game", "[table]") or "spank-the-pig",
         seats=tuple(seats),

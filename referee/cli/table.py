@@ -8,8 +8,9 @@ import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
+from referee.cli.common import Lines
 from referee.config import SeatConfig, TableConfig, default_config
 from referee.engine.loop import Engine, open_game, resume_game
 from referee.events import GameStart
@@ -80,7 +81,8 @@ class Table:
         self.config = config
         self.mock = mock
         self.demo = demo  # `referee demo`: its games are marked so, and stay out of the ratings
-        self.out = out if out is not None else sys.stdout
+        # whole lines only: the engine thread and the keyboard print at the same time
+        self.out = cast(TextIO, Lines(out if out is not None else sys.stdout))
         self.pin = pin or config.pin or f"{secrets.randbelow(10_000):04d}"
         self.store = Store(db or config.db or default_db())
         self.announcer = announcer or make_announcer(config, no_speech=no_speech, out=self.out)

@@ -46,7 +46,8 @@ class LoggedEvent:
 
 def _int(obj: Mapping[str, Any], key: str, *, lo: int) -> int:
     if key not in obj:
-        raise ValueError(f"missing field {key!r}")
+        raise ValueError(f"missing field {key!r}: add it, a whole number ≥ {lo}"
+                         + (" (the time in microseconds)" if key == "t_us" else ""))
     value = obj[key]
     if isinstance(value, bool) or not isinstance(value, int) or value < lo:
         raise ValueError(f"{key} must be a whole number ≥ {lo}, not {value!r}")
@@ -55,7 +56,7 @@ def _int(obj: Mapping[str, Any], key: str, *, lo: int) -> int:
 
 def _text(obj: Mapping[str, Any], key: str) -> str:
     if key not in obj:
-        raise ValueError(f"missing field {key!r}")
+        raise ValueError(f"missing field {key!r}: add it, a non-empty text")
     value = obj[key]
     if not isinstance(value, str) or not value:
         raise ValueError(f"{key} must be a non-empty text, not {value!r}")
@@ -102,7 +103,8 @@ def event_from_json(obj: Any) -> Event:
     if kind == "undo":
         return Undo()
     if kind is None:
-        raise ValueError("missing field 'type'")
+        raise ValueError("missing field 'type': add it, one of game, cue, press, facts, "
+                         "penalty or undo")
     raise ValueError(
         f"unknown type {kind!r}; use game, cue, press, facts, penalty or undo"
     )

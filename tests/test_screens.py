@@ -421,3 +421,24 @@ def test_the_virtual_box_takes_the_terminals_keys_and_fits_a_phone(stage: Stage)
         assert sorted(pressed()) == [("Green", "double"), ("Red", "slap")]
     finally:
         walk.engine.stop()
+
+
+def test_setup_keeps_seat_colours_distinct(stage: Stage) -> None:
+    page = stage.pages[("box", "phone")]
+    try:
+        page.goto(stage.url + "setup")
+        page.select_option("#game", "pig")
+        page.fill("#seat-rows tr:nth-child(1) .seat-name", "Ann")  # Blue's colour, a new name
+        page.click("#add-seat")
+        colours = page.eval_on_selector_all(".seat-colour", "xs => xs.map((x) => x.value)")
+        names = page.eval_on_selector_all(".seat-name", "xs => xs.map((x) => x.value)")
+        assert len(colours) == 5 and len(set(colours)) == 5, colours
+        assert len(set(names)) == 5, names
+        page.fill("#seat-rows tr:nth-child(2) .seat-colour", colours[0])  # Red takes Ann's
+        before = stage.table.engine
+        page.click("#start")
+        assert page.inner_text("#setup-error") == \
+            "Ann and Red have the same colour: give each seat its own."
+        assert stage.table.engine is before  # no game was started
+    finally:
+        page.goto(stage.url + "box")

@@ -48,12 +48,28 @@
     suggestDeck();
   }
 
+  /** A new seat takes a name and a colour nobody has: colours tell the seats apart. */
   function addSeat() {
     const i = rows.children.length;
-    const used = new Set([...rows.querySelectorAll(".seat-name")].map((x) => x.value.trim().toLowerCase()));
-    const [name, colour] = DEFAULT_SEATS.find(([nm]) => !used.has(nm.toLowerCase())) || [`Seat ${i + 1}`, "#8b949e"];
-    rows.append(seatRow({name, colour, slap: SLAP_PINS[i], double: DOUBLE_PINS[i]}, i));
+    const names = new Set([...rows.querySelectorAll(".seat-name")].map((x) => x.value.trim().toLowerCase()));
+    const colours = new Set([...rows.querySelectorAll(".seat-colour")].map((x) => x.value.toLowerCase()));
+    const free = DEFAULT_SEATS.filter(([, c]) => !colours.has(c.toLowerCase()));
+    const [name, colour] = free.find(([nm]) => !names.has(nm.toLowerCase())) ||
+      [`Seat ${i + 1}`, (free[0] || DEFAULT_SEATS[i % DEFAULT_SEATS.length])[1]];
+    rows.append(seatRow({name: names.has(name.toLowerCase()) ? `Seat ${i + 1}` : name, colour,
+      slap: SLAP_PINS[i], double: DOUBLE_PINS[i]}, i));
     renumber();
+  }
+
+  /** "Blue and Red have the same colour" when two seats share one, else "". */
+  function sameColour(seats) {
+    const seen = new Map();
+    for (const s of seats) {
+      const c = s.colour.toLowerCase();
+      if (seen.has(c)) return `${seen.get(c)} and ${s.name} have the same colour: give each seat its own.`;
+      seen.set(c, s.name);
+    }
+    return "";
   }
 
   function optionField(opt) {
@@ -122,6 +138,8 @@
     $("setup-error").textContent = "";
     const body = collect();
     if (body.seats.some((s) => !s.name)) { $("setup-error").textContent = "Give every seat a name."; return; }
+    const clash = sameColour(body.seats);
+    if (clash) { $("setup-error").textContent = clash; return; }
     $("start").disabled = true;
     try {
       await TR.post("/api/new-game", body);

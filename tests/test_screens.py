@@ -442,3 +442,25 @@ def test_setup_keeps_seat_colours_distinct(stage: Stage) -> None:
         assert stage.table.engine is before  # no game was started
     finally:
         page.goto(stage.url + "box")
+
+
+def test_the_page_check_sees_what_a_person_would(stage: Stage) -> None:
+    """The walk's eyes: a too-wide box, text below a TV screen and "undefined" are all caught."""
+    page = stage.pages[("table", "tv")]
+    assert page.evaluate(CHECK_JS, True) == []
+    page.evaluate("""() => {
+      const main = document.getElementById("main");
+      main.append(Object.assign(document.createElement("p"), {id: "probe-wide",
+        textContent: "undefined", style: "width: 2400px"}));
+      main.append(Object.assign(document.createElement("p"), {id: "probe-low",
+        textContent: "low", style: "position: absolute; top: 1200px"}));
+    }""")
+    try:
+        found = "\n".join(page.evaluate(CHECK_JS, True))
+    finally:
+        page.evaluate("() => { for (const id of ['probe-wide', 'probe-low']) "
+                      "document.getElementById(id).remove(); }")
+    assert "the page scrolls sideways" in found
+    assert 'p#probe-wide "undefined" sticks out sideways' in found
+    assert 'the text says "undefined"' in found
+    assert 'p#probe-low "low" is below the screen' in found

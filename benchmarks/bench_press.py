@@ -81,6 +81,9 @@ class StubVoice:
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         pass
 
+    def warm_table(self, seats: Any, said: Any = ()) -> None:
+        pass
+
     def describe(self) -> str:
         return "stub"
 

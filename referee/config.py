@@ -256,6 +256,17 @@ def default_config(seat_names: Sequence[str] | None = None, *, doubles: bool = T
     return TableConfig(seats=seats, judge=wiring.judge, leds=wiring.leds)
 
 
+def build_seats(given: Sequence[Mapping[str, Any]]) -> tuple[SeatConfig, ...]:
+    """Seats from their names and whatever else is given of each (colour, slap, double, led);
+    the rest as wiring.md wires the box. The one place seats are built from parts."""
+    base = default_config([g["name"] for g in given])
+    return tuple(
+        SeatConfig(name=g["name"], colour=g.get("colour") or d.colour,
+                   slap=g.get("slap", d.slap), double=g.get("double", d.double),
+                   led=g.get("led", d.led))
+        for g, d in zip(given, base.seats, strict=True))
+
+
 def parse_seats(text: str) -> list[str]:
     """Seat names from ``--seats Blue,Red,...``: trimmed, none empty, none twice."""
     names = [part.strip() for part in text.split(",")]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 BUTTONS = ("slap", "double")
@@ -24,7 +25,7 @@ class GameStart:
 
 @dataclass(frozen=True)
 class Cue:
-    """The instant the go-word sounded (Pig's Tail: the flip call, with the flipper's seat)."""
+    """The instant the go-word sounded, with the seat the call named if it names one."""
 
     t_us: int
     seat: str | None = None
@@ -41,7 +42,7 @@ class Press:
 
 @dataclass(frozen=True)
 class Facts:
-    """What only eyes can see, for one round: pigs, doubles, match, claim. A later one corrects."""
+    """What only eyes can see, for one round, as the game declares its facts. A later one corrects."""
 
     round: int
     values: Mapping[str, Any]
@@ -96,9 +97,26 @@ class ButtonReleased:
     t_us: int
 
 
-TimedEvent = Cue | Press
-JudgeEvent = Facts | Penalty | Undo
 Event = GameStart | Cue | Press | Facts | Penalty | Undo
+
+
+class Reason(StrEnum):
+    """Why a ruling was made, as python-chess's `Termination` says how a game ended.
+
+    Each game declares its reasons as a subclass. A member's value is the reason's text as the
+    table log and `referee replay` print it; it may hold `{fillers}` that the ruling supplies
+    (`Ruling.words`: the variant's action, a count). `phrase` is the key of the phrase the voice
+    says it with: "ruling" (a seat named, with its count and margin), "too_close", "unclear"...
+    Members are written `NAME = "text"` or `NAME = "text", "phrase key"`.
+    """
+
+    phrase: str
+
+    def __new__(cls, text: str, phrase: str = "ruling") -> Reason:
+        member = str.__new__(cls, text)
+        member._value_ = text
+        member.phrase = phrase
+        return member
 
 
 @dataclass(frozen=True)
@@ -108,8 +126,14 @@ class Ruling:
     round: int
     seat: str | None
     delta: int
-    reason: str
+    reason: Reason
     margin_us: int | None = None
+    words: tuple[tuple[str, str], ...] = ()  # the fillers of the reason's text
+
+    @property
+    def text(self) -> str:
+        """The reason as said and logged: its text with the fillers in."""
+        return self.reason.format(**dict(self.words)) if self.words else str(self.reason.value)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -117,7 +141,7 @@ class Ruling:
             "round": self.round,
             "seat": self.seat,
             "delta": self.delta,
-            "reason": self.reason,
+            "reason": self.text,
             "margin_us": self.margin_us,
         }
 

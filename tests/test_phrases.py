@@ -7,6 +7,9 @@ import re
 import pytest
 
 from referee.events import Ruling
+from referee.rules.base import Shared, games
+from referee.rules.pig import Why as PigWhy
+from referee.rules.spank import Why
 from referee.voice import phrases
 from referee.voice.phrases import (
     ENGLISH,
@@ -38,15 +41,29 @@ def test_a_ruling_reads_with_the_margin_in_milliseconds() -> None:
 
 
 def test_ruling_phrase_from_a_ruling() -> None:
-    r = Ruling(1, "Blue", 1, "last to spank the pig", 42_400)
-    key, params = ruling_phrase(r.seat, r.reason, r.delta, r.margin_us)
-    assert text(key, params) == "Blue: last to spank the pig by 42 milliseconds. One whammy."
-    key, params = ruling_phrase("Red", "slapped the hippo", 2, None)
-    assert text(key, params) == "Red: slapped the hippo. Two whammies."
-    key, params = ruling_phrase("Red", "first to the pigs", -1, 3000)
-    assert text(key, params) == "Red: first to the pigs by 3 milliseconds. One off the whammy pile."
-    assert text(*ruling_phrase(None, "too close to call", 0, 400)) == "Too close to call."
-    assert text(*ruling_phrase(None, "no pig", 0)) == "Clean round."
+    r = Ruling(1, "Blue", 1, Why.LAST_TO_THE_PIG, 42_400)
+    assert text(*ruling_phrase(r)) == "Blue: last to spank the pig by 42 milliseconds. One whammy."
+    penalty = Ruling(1, "Red", 2, Shared.PENALTY, None, (("said", "slapped the hippo"),))
+    assert text(*ruling_phrase(penalty)) == "Red: slapped the hippo. Two whammies."
+    shed = Ruling(1, "Red", -1, Why.FIRST_TO_A_PIG, 3000)
+    assert text(*ruling_phrase(shed)) == (
+        "Red: first to spank a pig by 3 milliseconds. One off the whammy pile.")
+    assert text(*ruling_phrase(Ruling(1, None, 0, Shared.TOO_CLOSE, 400))) == "Too close to call."
+    # the reason's own phrase key says it: an unclear race is not a clean round
+    unclear = Ruling(1, None, 0, PigWhy.UNCLEAR, None, (("n", "2"), ("act", "grab a spoon")))
+    assert unclear.text == "unclear: 2 did not grab a spoon"
+    assert text(*ruling_phrase(unclear)) == "Unclear: nobody loses."
+    # a unit the phrase table has no words for is said in the game's own words
+    point = ruling_phrase(Ruling(1, "Blue", 2, Why.LAST_TO_THE_PIG), "points", "en",
+                          ("point", "points"))
+    assert text(*point) == "Blue: last to spank the pig. Two points."
+
+
+def test_every_reason_of_every_game_has_a_phrase_to_be_said_with() -> None:
+    for cls in games().values():
+        for reasons in cls.reasons():
+            for reason in reasons:
+                assert reason.phrase in ENGLISH, (cls.NAME, reason)
 
 
 def test_parameters_are_completed_from_raw_values() -> None:
@@ -76,15 +93,23 @@ def test_every_phrase_of_an_eight_seat_table_is_listed_once() -> None:
     for beat in ("Spank", "the", "PIG!", "Pass!", "flip!", *(f"{s}," for s in SEATS)):
         assert beat in said
     for expected in ("Too close to call.", "Last round!", "Judge: pig or no pig?",
-                     "Judge: match or no match?", "Deal 9 cards to each player.",
-                     "Four of a kind? Quietly grab a spoon.", "Teal: P, I, G.",
-                     "Blue: last to spank the pig by 42 milliseconds. One whammy."):
+                     "Judge: match or no match?", "Four of a kind? Quietly grab a spoon.",
+                     "Teal: P, I, G.", "Unclear: nobody loses."):
         assert expected in said
 
 
-def test_deal_sets_aside_the_remainder() -> None:
-    said = [line.text for line in table_lines(["A", "B", "C", "D", "E"])]
+def test_only_phrases_the_referee_says_are_in_the_table() -> None:
+    gone = {"penalty", "undone", "void", "takes_pile", "false_start", "no_match", "first_card",
+            "ring_empty", "judge_shout", "judge_claim", "welcome", "remove_set", "rounds_left",
+            "game_over"}
+    assert not gone & set(ENGLISH)
+
+
+def test_a_game_s_own_phrases_are_rendered_ahead_with_the_table() -> None:
+    deal = ("deal", {"cards": 14, "aside_cards": 2})
+    said = [line.text for line in table_lines(["A", "B", "C", "D", "E"], said=[deal])]
     assert "Deal 14 cards to each player. Set 2 cards aside." in said
+    assert text("deal", {"cards": 18, "aside_cards": 0}) == "Deal 18 cards to each player."
     assert ("Use the aces, twos, threes, fours and fives: one set of four per player. "
             "Deal four cards to each player.") in said
 

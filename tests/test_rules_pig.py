@@ -369,8 +369,9 @@ def test_announcements_deal_lives_elimination_and_co_winners() -> None:
 
 
 def test_pass_beat_is_an_option_not_a_cue() -> None:
-    assert Pig(FOUR).pass_beat_ms == 0
-    assert Pig(FOUR, {"pass_beat_ms": "2500"}).pass_beat_ms == 2500
+    assert Pig(FOUR).schedule().beat_ms == 0
+    beat = Pig(FOUR, {"pass_beat_ms": "2500"}).schedule()
+    assert (beat.beat_ms, beat.beat, Pig(FOUR).next_call()) == (2500, "pass", None)
 
 
 def _live(lines: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:

@@ -31,7 +31,7 @@ from referee.cli.table import Table
 from referee.config import default_config
 from referee.engine.loop import Engine, open_game
 from referee.events import Facts, GameStart, Press
-from referee.rules.base import REGISTRY, rules_for
+from referee.rules.base import games, rules_for
 from referee.scoreboard.app import WebServer, serve_in_thread
 from referee.voice.announce import PrintAnnouncer
 from tests.conftest import TickPin
@@ -372,7 +372,7 @@ def test_setup_and_history_on_a_phone_and_a_tv(stage: Stage, out_dir: Path) -> N
             try:
                 for path in ("setup", "history"):
                     page.goto(stage.url + path)
-                    for game in ([path] if path == "history" else sorted(REGISTRY)):
+                    for game in ([path] if path == "history" else sorted(games())):
                         if path == "setup":
                             page.select_option("#game", game)
                         found = page.evaluate(CHECK_JS, False)

@@ -4,7 +4,6 @@ needed: the recording sink plays against the real clock)."""
 
 from __future__ import annotations
 
-import argparse
 import io
 import queue
 import threading
@@ -15,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from referee.cli.main import main as cli_main
 from referee.clock import now_us
 from referee.events import Press
 from referee.voice.announce import PrintAnnouncer
@@ -331,9 +331,10 @@ def test_the_speech_command(options: SpeechOptions, tmp_path: Path,
     cache = str(options.cache_dir)
     assert speech_main(["--cache", cache, "render", str(tmp_path / "a"), "--seats", "Blue"]) == 0
     assert (tmp_path / "a" / "turn.blue.1.wav").exists()
-    ns = argparse.Namespace(speech_command="render", dir=str(tmp_path / "b"), seats="Red",
-                            voice=None, rate=None, language="en", cache=cache)
-    assert speech_main(ns) == 0
+    # the `referee` command hands `speech ...` to the voice's own parser
+    assert cli_main(["speech", "--cache", cache, "render", str(tmp_path / "b"), "--seats", "Red"]
+                    ) == 0
+    assert (tmp_path / "b" / "turn.red.1.wav").exists()
     assert speech_main(["--rate", "5", "render", str(tmp_path / "c")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["referee speech: speech rate 5 is out of range; use 80-450 words/minute"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import threading
 from typing import TextIO
 
@@ -49,15 +50,11 @@ class Lines:
         return getattr(self.stream, name)
 
 
-
 def table_config(args: argparse.Namespace, game: str | None = None) -> TableConfig:
     config = load_config(args.config) if getattr(args, "config", None) else None
     seats = parse_seats(args.seats) if getattr(args, "seats", None) else None
     if config is None:
         config = default_config(seats)
     elif seats is not None:
-        base = default_config(seats)
-        config = TableConfig(game=config.game, seats=base.seats, judge=config.judge,
-                             leds=config.leds, options=config.options, host=config.host,
-                             port=config.port, db=config.db, pin=config.pin, speech=config.speech)
+        config = dataclasses.replace(config, seats=default_config(seats).seats)
     return config

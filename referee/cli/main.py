@@ -15,13 +15,13 @@ from typing import Any
 
 from referee import __version__
 from referee.cli.common import UsageError, table_config
-from referee.cli.table import HardwareError
-from referee.config import PIN_RULE, ConfigError, is_table_pin
-from referee.rules.base import REGISTRY, RulesError, rules_for
+from referee.cli.table import HardwareError, Table
+from referee.config import PIN_RULE, ConfigError, TableConfig, is_table_pin
+from referee.rules.base import games, rules_for
+from referee.rules.declare import RulesError
 from referee.store.database import StoreError, connect, export_lines
 from referee.store.tablelog import LogError, dumps, replay
 
-GAMES = ("spank-the-pig", "pig", "pigs-tail")
 DB_DEFAULT = "default: $REFEREE_DB, else ~/.local/share/table-referee/referee.db"
 
 
@@ -86,7 +86,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
-    from referee.cli.table import Table, use_mock_pins
+    from referee.cli.table import use_mock_pins
 
     game = args.game
     config = table_config(args)
@@ -142,17 +142,18 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
     return 0
 
 
-def _wait_until_over(table: Any, args: argparse.Namespace) -> None:
+def _wait_until_over(table: Table, args: argparse.Namespace) -> None:
     done = threading.Event()
     table.subscribe(lambda kind, data: done.set() if kind == "over" else None)
     while not done.wait(0.5):
-        if getattr(args, "exit_when_over", False) and table.engine.rules.status().over:
+        engine = table.engine
+        if args.exit_when_over and engine is not None and engine.rules.status().over:
             break
     if not args.exit_when_over:
         threading.Event().wait()  # serve the scoreboard until stopped
 
 
-def _print_event(table: Any, kind: str, data: dict[str, Any]) -> None:
+def _print_event(table: Table, kind: str, data: dict[str, Any]) -> None:
     out = table.out
     if kind == "ruling":
         parts = []
@@ -167,8 +168,10 @@ def _print_event(table: Any, kind: str, data: dict[str, Any]) -> None:
                 parts.append(f"{r['seat']} {r['delta']:+d} ({r['reason']}{margin})")
         label = "Correction, round" if data["correction"] else "Round"
         print(f"{label} {data['round']}: " + ("; ".join(parts) or "clean round"), file=out)
-        st = table.engine.rules.standings()
-        print("   " + "  ".join(f"{r.seat} {r.score}" for r in st.seats), file=out, flush=True)
+        if table.engine is not None:
+            st = table.engine.rules.standings()
+            print("   " + "  ".join(f"{r.seat} {r.score}" for r in st.seats), file=out,
+                  flush=True)
     elif kind == "over":
         rows = ", ".join(f"{r['place']}. {r['seat']} ({r['score']})" for r in data["seats"])
         print(f"Game over. Winner: {' and '.join(data['winners'])}. {rows}", file=out, flush=True)
@@ -194,12 +197,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     code: int = run_doctor(args)
     return code
-
-
-def cmd_speech(args: argparse.Namespace) -> int:
-    from referee.voice.speech import speech_main
-
-    return speech_main(args.rest)
 
 
 class Parser(argparse.ArgumentParser):
@@ -229,17 +226,19 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--new", action="store_true", help="start a new game, never resume")
         sp.add_argument("--exit-when-over", action="store_true", help=argparse.SUPPRESS)
 
+    names = list(games())
+    listed = f"{', '.join(names[:-1])} or {names[-1]}"
+    default_game = TableConfig.game  # the game a table plays when its config names none
     sp = sub.add_parser("play", help="run a live table")
-    sp.add_argument("game", nargs="?", choices=sorted(set(GAMES) | set(REGISTRY)), metavar="GAME",
-                    help="spank-the-pig, pig or pigs-tail")
+    sp.add_argument("game", nargs="?", choices=names, metavar="GAME", help=listed)
     sp.add_argument("--mock", action="store_true", help="mocked pins (no hardware)")
     table_args(sp)
     sp.set_defaults(func=cmd_play)
 
-    sp = sub.add_parser("demo", help="4 seats of Spank the Pig! on mocked pins, from the keyboard")
-    sp.add_argument("--game", dest="demo_game", default="spank-the-pig",
-                    choices=sorted(set(GAMES) | set(REGISTRY)), metavar="GAME",
-                    help="spank-the-pig (default), pig or pigs-tail")
+    sp = sub.add_parser("demo", help=f"4 seats of {rules_for(default_game).TITLE} on mocked "
+                                     f"pins, from the keyboard")
+    sp.add_argument("--game", dest="demo_game", default=default_game, choices=names,
+                    metavar="GAME", help=f"{listed} (default {default_game})")
     table_args(sp)
     sp.set_defaults(func=cmd_demo, mock=True)
 
@@ -298,10 +297,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--db", help=f"the SQLite database to check ({DB_DEFAULT})")
     sp.set_defaults(func=cmd_doctor)
 
+    # listed for --help only: `main` hands `referee speech ...` to the voice's own parser
     sp = sub.add_parser("speech", help="speech tools: render DIR, say TEXT, doctor",
                         add_help=False)
     sp.add_argument("rest", nargs=argparse.REMAINDER)
-    sp.set_defaults(func=cmd_speech)
     return p
 
 

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from referee.cli.common import Lines
-from referee.config import SeatConfig, TableConfig, default_config
-from referee.engine.loop import Engine, open_game, resume_game
+from referee.config import TableConfig, build_seats
+from referee.engine.loop import Engine, Item, open_game, resume_game
 from referee.events import GameStart
 from referee.rules.base import rules_for
 from referee.store.database import Store, game_row, marks
 from referee.voice.announce import Announcer, PrintAnnouncer
+
+if TYPE_CHECKING:
+    from referee.capture.gpio import ButtonBox
 
 
 class HardwareError(RuntimeError):
@@ -42,13 +46,11 @@ def use_mock_pins() -> None:
 
 
 def game_options(config: TableConfig, game: str, options: dict[str, Any]) -> dict[str, Any]:
-    """Options for a live game: the box decides the doubles default (PRODUCT.md)."""
-    opts = {**config.options, **options}
-    if game == "spank-the-pig" and "doubles" not in opts:
-        seats = len(config.seats)
-        has_buttons = all(s.double is not None for s in config.seats)
-        opts["doubles"] = "off" if seats >= 5 else ("buttons" if has_buttons else "judge")
-    return opts
+    """Options for a live game: the config's, the ones given, and what the game says the box
+    decides (how many seats, whether every seat has its second button)."""
+    second = all(s.double is not None for s in config.seats)
+    return {**rules_for(game).box_defaults(len(config.seats), second), **config.options,
+            **options}
 
 
 def make_announcer(config: TableConfig, *, no_speech: bool, out: TextIO) -> Announcer:
@@ -89,7 +91,7 @@ class Table:
         self.auto = auto
         self.engine: Engine | None = None
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
-        self.box: Any = None
+        self.box: ButtonBox | None = None
         if box:
             self._open_box()
 
@@ -120,9 +122,10 @@ class Table:
             self.engine.subscribe(listener)
 
     def submit(self, item: object) -> None:
+        """The box's and the keyboard's sink: their items go to the current game's engine."""
         engine = self.engine
         if engine is not None:
-            engine.submit(item)
+            engine.submit(cast(Item, item))  # the box sends only engine items (events, signals)
 
     def start(self, game: str, options: dict[str, Any] | None = None, *, practice: bool = False,
               resume: bool = True) -> Engine:
@@ -164,18 +167,7 @@ class Table:
 
     def reseat(self, seats: list[dict[str, Any]]) -> None:
         """New seats from the setup page (names, colours, pins); the box is reopened."""
-        base = default_config([s["name"] for s in seats])
-        new = []
-        for given, dflt in zip(seats, base.seats, strict=True):
-            new.append(SeatConfig(
-                name=given["name"], colour=given.get("colour") or dflt.colour,
-                slap=given.get("slap", dflt.slap), double=given.get("double", dflt.double),
-                led=given.get("led", dflt.led)))
-        self.config = TableConfig(
-            game=self.config.game, seats=tuple(new), judge=self.config.judge,
-            leds=self.config.leds, options=self.config.options, host=self.config.host,
-            port=self.config.port, db=self.config.db, pin=self.config.pin,
-            speech=self.config.speech)
+        self.config = dataclasses.replace(self.config, seats=build_seats(seats))
         if self.box is not None:
             self._open_box()
 

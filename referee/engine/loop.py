@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.clock import now_us
-from referee.engine.ports import Leds
+from referee.engine.ports import Leds, TableLog
 from referee.events import (
     Awaiting,
     ButtonReleased,
@@ -32,31 +32,19 @@ from referee.events import (
     Ruling,
     Undo,
 )
-from referee.rules.base import Rules, RulesError
+from referee.rules.base import Rules
+from referee.rules.declare import Call, Fact, RulesError
+from referee.rules.replay import drive
 from referee.store.database import Store
 from referee.store.tablelog import new_rules
 from referee.voice.announce import Announcer
-from referee.voice.phrases import number_words, ruling_phrase, standings_text
+from referee.voice.phrases import ruling_phrase, standings_text
 from referee.voice.phrases import text as phrase_text
+from referee.voice.phrases import words as phrase_words
 
 log = logging.getLogger(__name__)
 
 PRACTICE_ROUNDS = 3  # a practice game: a few rounds, ruled and said, kept out of history
-UNIT_WORDS = {"whammies": ("whammy", "whammies"), "lives": ("letter", "letters"),
-              "cards": ("card", "cards")}
-PIG_VARIANTS = {"pig": ("nose", "touch your nose"), "spoons": ("spoon", "grab a spoon"),
-                "tongue": ("tongue", "stick out your tongue")}
-
-
-def vocabulary(rules: Rules, scores: dict[str, int]) -> dict[str, Any]:
-    """The game's own words for the scoreboard: whammy / letter / card; nose / spoon / tongue."""
-    one, many = UNIT_WORDS.get(rules.UNIT, (rules.UNIT, rules.UNIT))
-    words: dict[str, Any] = {"unit": [one, many]}
-    variant = rules.options.get("variant")
-    if isinstance(variant, str) and variant in PIG_VARIANTS:
-        words["thing"], words["act"] = PIG_VARIANTS[variant]
-        words["letters"] = {seat: "-".join("PIG"[:min(n, 3)]) for seat, n in scores.items()}
-    return words
 
 
 @dataclass(frozen=True)
@@ -68,11 +56,15 @@ class Command:
     reply: queue.SimpleQueue[Any] | None = None
 
 
+# What the engine's queue carries: events and signals from the box, the judge and the pages.
+Item = Press | Facts | Penalty | Undo | JudgeKey | ButtonStuck | ButtonReleased | Command
+
+
 class Engine:
     def __init__(
         self,
         rules: Rules,
-        store: Store,
+        store: TableLog,
         game_id: int,
         announcer: Announcer,
         *,
@@ -91,7 +83,7 @@ class Engine:
         self.auto = auto  # start rounds on its own
         self.offset_us = offset_us  # keeps a resumed game's clock after the logged times
         self.practice = practice
-        self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.queue: queue.SimpleQueue[Item] = queue.SimpleQueue()
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.paused = False
         self.ended = False
@@ -105,14 +97,15 @@ class Engine:
         self._stop = threading.Event()
         self._stuck_check_us = 0
         self.prefaced: set[int] = set()  # rounds whose "before" announcements were said
-        self.judged = False  # the latest changes came from the judge (a correction)
+        self.correcting = False  # the latest changes came from the judge (a correction)
         self.next_pass_us: int | None = None
         self.ruled_at: dict[int, int] = {}  # round → engine time its ruling was published
         self.shown_phase = ""  # the phase of the latest state sent to the pages
+        self.calling = ""  # the words of the latest call, for the pages
 
     # -- any thread ---------------------------------------------------------------------------
 
-    def submit(self, item: Any) -> None:
+    def submit(self, item: Item) -> None:
         self.queue.put_nowait(item)
 
     def command(self, name: str, timeout: float = 5.0, **args: Any) -> Any:
@@ -132,9 +125,10 @@ class Engine:
         # server, a render) could hold a waiting ruling that long. Half a millisecond keeps the
         # deciding press → ruling tail short at a negligible cost.
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
-        warm = getattr(self.announcer, "warm_table", None)
-        if warm is not None:
-            warm(list(self.rules.seats))  # render every phrase of this table ahead of time
+        # every phrase of this table, what the game says before its first round, its questions
+        said = [*self.rules.announcements(1), *(self._question(combo)
+                                                 for combo in self.rules.questions())]
+        self.announcer.warm_table(list(self.rules.seats), said)
         self._thread = threading.Thread(target=self._run, name="referee-engine", daemon=True)
         self._thread.start()
 
@@ -180,7 +174,7 @@ class Engine:
             times.append(self.next_round_us)
         return min((t for t in times if t is not None), default=None)
 
-    def _handle(self, item: Any) -> None:
+    def _handle(self, item: Item) -> None:
         if isinstance(item, Press):
             if (item.seat, item.button) in self.stuck:
                 return
@@ -209,38 +203,21 @@ class Engine:
         if self.ended:
             return
         try:
-            self._check(event)
+            self.rules.check(event)  # what the rules refuse never reaches the log
         except RulesError as exc:
             raise ValueError(str(exc)) from None
         self.store.append(self.game_id, event)
-        self.judged = isinstance(event, Facts | Penalty | Undo)
-        self.rules.feed(event)
+        self.correcting = isinstance(event, Facts | Penalty | Undo)
+        self.rules.apply(event)
         if isinstance(event, Facts | Penalty | Undo):
             self._publish("judge", {"event": event.__class__.__name__.lower()})
-
-    def _check(self, event: Event) -> None:
-        """Reject what the rules would reject, before it reaches the log."""
-        if isinstance(event, Facts):
-            self.rules.check_round(event.round)
-            self.rules.check_facts(event)
-        elif isinstance(event, Penalty):
-            self.rules.check_round(event.round)
-            self.rules.check_seat(event.seat)
-            if event.count < 1:
-                raise RulesError("count must be 1 or more")
-        elif isinstance(event, Undo) and not self.rules.judge_log:
-            raise RulesError("there is no judge action to undo")
-        elif isinstance(event, Press):
-            self.rules.check_seat(event.seat)
 
     def step(self) -> None:
         """Advance time, announce what changed, and start the next round when it is due."""
         now = self.now()
         if now >= self._stuck_check_us and self.leds is not None:
             self._stuck_check_us = now + 1_000_000
-            check = getattr(self.leds, "check_stuck", None)
-            if check is not None:
-                check(self.clock())  # the box reports a long hold back through the queue
+            self.leds.check_stuck(self.clock())  # a long hold comes back through the queue
         self.rules.advance(now)
         changed = self.rules.take_changed()
         for number in changed:
@@ -274,29 +251,29 @@ class Engine:
         if call is None or self.paused or self.ended or not self.auto:
             return
         if self.next_round_us is None:
-            turn_ms = self.rules.options.get("turn_ms")
-            if turn_ms and self.last_cue_us is not None:  # Pig's Tail: a flip every turn_ms
-                tempo_ms = int(self.rules.options.get("tempo_ms", 500))
+            pace = self.rules.schedule()
+            if pace.turn_ms is not None and self.last_cue_us is not None:  # a call every turn
                 self.next_round_us = max(
-                    now, self.last_cue_us + (int(turn_ms) - tempo_ms - 100) * 1000)
+                    now, self.last_cue_us + (pace.turn_ms - pace.tempo_ms - 100) * 1000)
             else:
-                self.next_round_us = now + self.rules.options.get("pause_ms", 4000) * 1000
+                self.next_round_us = now + pace.pause_ms * 1000
             return
         if now >= self.next_round_us:
             self.next_round_us = None
             self.start_round(call)
 
     def _pass_beat(self, now: int, over: bool) -> None:
-        """Pig's optional "Pass!" every pass_beat_ms (not a cue; never logged)."""
-        beat = int(self.rules.options.get("pass_beat_ms", 0) or 0)
-        if not beat or over or self.paused or self.ended:
+        """The game's beat phrase ("Pass!") every so often, if it has one (not a cue; never
+        logged)."""
+        pace = self.rules.schedule()
+        if not pace.beat_ms or pace.beat is None or over or self.paused or self.ended:
             self.next_pass_us = None
             return
         if self.next_pass_us is None:
-            self.next_pass_us = now + beat * 1000
+            self.next_pass_us = now + pace.beat_ms * 1000
         elif now >= self.next_pass_us:
-            self.next_pass_us = now + beat * 1000
-            self.announcer.say("pass", {})
+            self.next_pass_us = now + pace.beat_ms * 1000
+            self.announcer.say(pace.beat, {})
 
     def _preface(self, number: int) -> None:
         if number not in self.prefaced:
@@ -306,12 +283,14 @@ class Engine:
             for key, params in self.rules.announcements(number):
                 self.say(key, params)
 
-    def start_round(self, call: tuple[str, str | None]) -> None:
+    def start_round(self, call: Call) -> None:
         self._preface(self.rules.round_count() + 1)
-        kind, seat = call
-        key = "spank" if kind == "cadence" else kind
-        tempo = int(self.rules.options.get("tempo_ms", 500))
-        t_cue = self.announcer.cadence(key, {"seat": seat} if seat else {}, tempo)
+        params = {"seat": call.seat} if call.seat else {}
+        beats = phrase_words(call.phrase, params)
+        self.calling = "".join(b + (" " if b.endswith(",") else "… ") for b in beats[:-1]) + (
+            beats[-1] if beats else "")
+        t_cue = self.announcer.cadence(call.phrase, params, self.rules.schedule().tempo_ms)
+        seat = call.seat
         self.feed(Cue(t_cue + self.offset_us, seat))
         self.cue_us = self.last_cue_us = t_cue + self.offset_us
         self._publish("state", self.snapshot())
@@ -333,7 +312,7 @@ class Engine:
         for r in rulings:
             if r.seat is not None and r.delta > 0 and self.leds is not None:
                 self.leds.blink(r.seat)
-        correction = (before is not None and self.judged
+        correction = (before is not None and self.correcting
                       and not any(isinstance(o, Awaiting) for o in before))
         if correction:
             text = "; ".join(
@@ -342,29 +321,20 @@ class Engine:
         else:
             new = [r for r in rulings if before is None or r not in before]
             for r in new:
-                key, params = ruling_phrase(r.seat, r.reason, r.delta, r.margin_us,
-                                            self.rules.UNIT)
+                self.say(*ruling_phrase(r, self.rules.UNIT, unit_words=self.rules.UNIT_WORDS))
+            for key, params in self.rules.said_after(number, new, before is None):
                 self.say(key, params)
-            self._take_cards(new)
-            if before is None and not rulings and not awaiting and self.rules.UNIT == "whammies":
-                self.say("nobody", {})  # Spank the Pig!: a clean round is said
+        facts = {f.name: f for f in self.rules.facts()}
         for a in awaiting:
-            question = " ".join(phrase_text(f"judge_{need}") for need in a.need)
-            self.say("awaiting", {"question": question})
+            self.say(*self._question(tuple(  # a need the game forgot to declare: its name
+                facts.get(n) or Fact(n, "flag", n, f"{n}?", f"{n}?") for n in a.need)))
         self._publish("ruling", {"round": number, "rulings": [o.to_json() for o in outputs],
                                  "correction": correction})
 
-    def _take_cards(self, rulings: list[Ruling]) -> None:
-        """A seat with several whammies in one round is told how many face-up cards to take."""
-        if self.rules.UNIT != "whammies":
-            return
-        totals: dict[str, list[int]] = {}
-        for r in rulings:
-            if r.seat is not None and r.delta > 0:
-                totals.setdefault(r.seat, []).append(r.delta)
-        for seat, deltas in totals.items():
-            if len(deltas) > 1:
-                self.say("take_cards", {"seat": seat, "cards": number_words(sum(deltas))})
+    @staticmethod
+    def _question(asked: tuple[Fact, ...]) -> tuple[str, dict[str, Any]]:
+        """The judge is asked for these facts (each also in the game's own words)."""
+        return "awaiting", {"need": [f.name for f in asked], "asks": [f.question for f in asked]}
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         self.last_said = phrase_text(key, params)
@@ -378,11 +348,9 @@ class Engine:
         awaiting = self.rules.status().awaiting
         if awaiting is None:
             return
-        yes = key == "yes"
-        values: dict[str, Any] = {}
-        for need in awaiting.need:
-            values[need] = {"pigs": 1 if yes else 0, "doubles": ["double"] if yes else [],
-                            "match": yes, "claim": yes}[need]
+        facts = {f.name: f for f in self.rules.facts()}  # what YES and NO mean, fact by fact
+        values = {need: facts[need].yes if key == "yes" else facts[need].no
+                  for need in awaiting.need}
         self.feed(Facts(awaiting.round, values))
 
     def _command(self, cmd: Command) -> Any:
@@ -408,7 +376,8 @@ class Engine:
         elif name == "standings":
             st = self.rules.standings()
             self.say("standings", {"text": standings_text(
-                [(r.seat, r.score) for r in st.seats], self.rules.UNIT)})
+                [(r.seat, r.score) for r in st.seats], self.rules.UNIT,
+                words=self.rules.UNIT_WORDS)})
             return st.to_json()
         elif name == "feed":
             self.feed(cmd.args["event"])
@@ -429,7 +398,7 @@ class Engine:
             return "paused"
         if status.awaiting is not None:
             return "awaiting"
-        if status.race_open and getattr(self.rules, "SILENT_RACE", False):
+        if status.race_open and self.rules.schedule().silent:
             return "ruled" if self._shown_round() else "setup"  # a claim is never revealed
         if status.race_open:
             return "cadence" if self.cue_us is not None and self.now() < self.cue_us else "race"
@@ -438,7 +407,7 @@ class Engine:
     def _shown_round(self) -> int:
         """The round the scoreboard shows: for a silent race, the latest ruled one."""
         status = self.rules.status()
-        if status.race_open and getattr(self.rules, "SILENT_RACE", False):
+        if status.race_open and self.rules.schedule().silent:
             return max((n for n in self.announced if n > 0), default=0)
         return status.round
 
@@ -455,7 +424,7 @@ class Engine:
             "practice": self.practice,
             "phase": self.phase(),
             "round": latest,
-            "rounds": getattr(rules, "regular_rounds", None),
+            "rounds": rules.planned_rounds(),
             "unit": rules.UNIT,
             "seats": [r.to_json() for r in st.seats],
             "seat_order": list(rules.seats),
@@ -466,8 +435,13 @@ class Engine:
             "winners": list(st.winners),
             "options": dict(rules.options),
             "said": self.last_said,
+            "call": self.calling,
             "stuck": sorted(f"{s} {b}" for s, b in self.stuck),
-            "words": vocabulary(rules, {r.seat: r.score for r in st.seats}),
+            "words": rules.words({r.seat: r.score for r in st.seats}),
+            "facts": [f.name for f in rules.panel_facts()],  # what the judge panel offers
+            "fact_info": {f.name: f.to_json() for f in rules.facts()},
+            "quiet": rules.schedule().silent,
+            "buttons": list(rules.race_buttons),
             "earlier": [  # the rounds before, so a page opened mid-game shows them too
                 {"round": n, "rulings": [o.to_json() for o in rules.round_outputs(n)
                                          if isinstance(o, Ruling)]}
@@ -502,12 +476,8 @@ def resume_game(store: Store, game_id: int, announcer: Announcer, **kw: Any) -> 
     if row is None:
         raise ValueError(f"no game {game_id} in the database")
     rules = new_rules(game_start(row))
-    last_t = 0
-    for ev in events(conn, game_id):
-        if isinstance(ev, Cue | Press):
-            last_t = max(last_t, ev.t_us)
-            rules.advance(ev.t_us)
-        rules.feed(ev)
+    # the same driver as `referee replay`, but the races still open stay open for the table
+    last_t = drive(rules, enumerate(events(conn, game_id), start=2), finish=False)
     ruled = [m["t_us"] for m in marks(conn, game_id, "ruled") if isinstance(m, dict)]
     rules.advance(max([last_t, *ruled]))  # races that had closed before the stop stay closed
     clock = kw.get("clock", now_us)

@@ -8,17 +8,41 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from referee.config import TableConfig
-    from referee.engine.loop import Engine
+    from referee.events import Event
+    from referee.rules.base import Rules
     from referee.store.database import Store
 
 Listener = Callable[[str, dict[str, Any]], None]
 
 
 class Leds(Protocol):
-    """The seat LEDs of the button box."""
+    """The seat LEDs of the button box, and its watch on buttons held down too long."""
 
     def blink(self, seat: str, times: int = 3, on_ms: int = 150) -> None: ...
     def all_leds(self, on: bool) -> None: ...
+
+    def check_stuck(self, now_us: int) -> None:
+        """Report buttons held too long (as `ButtonStuck` items to the engine's queue)."""
+
+
+class TableLog(Protocol):
+    """Where the engine writes what happens: every event before it acts on it, and its marks."""
+
+    def append(self, game_id: int, event: Event) -> int: ...
+
+    def mark(self, game_id: int, kind: str, value: Any, *, durable: bool = True) -> None: ...
+
+
+class EnginePort(Protocol):
+    """A running game as the scoreboard drives it: its rules (to read), commands (to act)."""
+
+    rules: Rules
+    game_id: int
+
+    def command(self, name: str, timeout: float = 5.0, **args: Any) -> Any:
+        """Run a command on the engine thread; its answer, or the exception it raised."""
+
+    def subscribe(self, listener: Listener) -> None: ...
 
 
 class TablePort(Protocol):
@@ -29,7 +53,10 @@ class TablePort(Protocol):
     pin: str
     mock: bool
     store: Store
-    engine: Engine | None
+
+    @property
+    def engine(self) -> EnginePort | None:
+        """The game running now, if any (read-only here: only `start` replaces it)."""
 
     def subscribe(self, listener: Listener) -> None: ...
 
@@ -37,7 +64,7 @@ class TablePort(Protocol):
                      config: TableConfig | None = None) -> dict[str, Any]: ...
 
     def start(self, game: str, options: dict[str, Any] | None = None, *, practice: bool = False,
-              resume: bool = True) -> Engine: ...
+              resume: bool = True) -> EnginePort: ...
 
     def reseat(self, seats: list[dict[str, Any]]) -> None: ...
 

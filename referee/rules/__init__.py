@@ -5,6 +5,8 @@ from referee.rules import (
     pigstail,  # noqa: F401
     spank,  # noqa: F401
 )
-from referee.rules.base import REGISTRY, Rules, RulesError, rules_for
+from referee.rules.base import REGISTRY, Rules, all_facts, games, rules_for
+from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
 
-__all__ = ["REGISTRY", "Rules", "RulesError", "rules_for"]
+__all__ = ["REGISTRY", "Call", "Fact", "Option", "Rules", "RulesError", "Schedule", "all_facts",
+           "games", "rules_for"]

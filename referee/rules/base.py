@@ -8,10 +8,12 @@ can close), ``finish`` closes every open race as at the end of a log. The live e
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from itertools import combinations
+from typing import Any, ClassVar, Protocol
 
 from referee.events import (
     Awaiting,
@@ -21,82 +23,46 @@ from referee.events import (
     GameStart,
     Penalty,
     Press,
+    Reason,
     Ruling,
     Standings,
     Undo,
 )
+from referee.rules.declare import (
+    VOID,
+    Call,
+    Fact,
+    Option,
+    RulesError,
+    Schedule,
+    check_facts,
+    read_options,
+)
 
+__all__ = ["COMMON_OPTIONS", "REGISTRY", "Call", "Fact", "Option", "Phrase", "RederivedRules",
+           "Rules", "RulesError", "Schedule", "Shared", "Status", "all_facts", "games",
+           "register", "rules_for"]
 
-class RulesError(ValueError):
-    """Bad input to the rules (unknown seat, bad option, round that does not exist...)."""
+Phrase = tuple[str, dict[str, Any]]  # a phrase key of the voice and its parameters
 
 
 # --------------------------------------------------------------------------------------------
-# Options
-
-
-@dataclass(frozen=True)
-class Option:
-    """One game option: name, default, how to read a value (from JSON or from `k=v` text)."""
-
-    name: str
-    default: Any
-    parse: Callable[[Any], Any]
-    help: str
-
-    def read(self, value: Any) -> Any:
-        try:
-            return self.parse(value)
-        except (TypeError, ValueError) as exc:
-            raise RulesError(f"option {self.name}={value!r}: {exc}") from None
-
-
-def int_in(lo: int, hi: int) -> Callable[[Any], int]:
-    def parse(value: Any) -> int:
-        if isinstance(value, bool):
-            raise ValueError(f"expected a whole number from {lo} to {hi}")
-        if isinstance(value, str):
-            value = value.strip()
-            if not value.lstrip("-").isdigit():
-                raise ValueError(f"expected a whole number from {lo} to {hi}")
-            value = int(value)
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if not isinstance(value, int) or not lo <= value <= hi:
-            raise ValueError(f"expected a whole number from {lo} to {hi}")
-        return value
-
-    return parse
-
-
-def choice(*names: str) -> Callable[[Any], str]:
-    def parse(value: Any) -> str:
-        if not isinstance(value, str) or value not in names:
-            raise ValueError(f"expected one of {', '.join(names)}")
-        return value
-
-    return parse
-
-
-def read_options(
-    known: Mapping[str, Option], given: Mapping[str, Any], game: str
-) -> dict[str, Any]:
-    """Validate `given` against `known`; every option gets a value (defaults filled in)."""
-    for name in given:
-        if name not in known:
-            raise RulesError(
-                f"unknown option {name!r} for {game}; known: {', '.join(sorted(known))}"
-            )
-    values: dict[str, Any] = {}
-    for name, opt in known.items():
-        values[name] = opt.read(given[name]) if name in given else opt.default
-    return values
+# Options every game has
 
 
 COMMON_OPTIONS: tuple[Option, ...] = (
-    Option("tie_us", 1000, int_in(0, 1_000_000), "margin under which a race is too close to call"),
-    Option("pause_ms", 4000, int_in(0, 600_000), "pause between rounds at a live table"),
+    Option.number("tie_us", 1000, 0, 1_000_000, unit="µs", label="Too close to call",
+                  help="margin under which a race is too close to call"),
+    Option.number("pause_ms", 4000, 0, 600_000, unit="ms", label="Pause between rounds",
+                  help="pause between rounds at a live table"),
 )
+
+
+class Shared(Reason):
+    """The reasons every game shares."""
+
+    TOO_CLOSE = "too close to call", "too_close"
+    PENALTY = "{said}"  # a judge's penalty, in the judge's own words
 
 
 # --------------------------------------------------------------------------------------------
@@ -115,15 +81,33 @@ class Status:
 
 
 class Rules(ABC):
-    """A game's pure rules. Subclasses declare NAME, SEATS, OPTIONS and implement the hooks."""
+    """A game's pure rules, and everything game-specific the rest of the referee reads.
+
+    A subclass declares (class attributes):
+    - NAME (the log name), TITLE, SEATS (fewest, most), BUTTONS (the buttons it reads);
+    - UNIT (the score's unit key: "whammies") and UNIT_WORDS (one, many: "whammy", "whammies");
+    - OPTIONS (its own `Option`s; `COMMON_OPTIONS` come with every game), FACTS (the `Fact`s the
+      judge may give; `VOID` comes with every game), REASONS (its `Reason` enums);
+    - ROUNDS_FROM_CUES (rounds are numbered by cues; False: by claims, which are presses),
+      SILENT_RACE (a race opens unseen: nothing said, lit or shown until it is ruled).
+    and overrides what depends on its options: `schedule()`, `next_call()`, `planned_rounds()`,
+    `words()`, `panel_facts()`, `announcements()`, `said_after()`, `box_defaults()`.
+
+    The fold: input marks the rounds from some round on as stale (`refold(number)`, 1-based);
+    `sync()` re-rules them (`_fold(start)`) before anything is read. Every game folds this way.
+    """
 
     NAME: ClassVar[str]
     TITLE: ClassVar[str]
     SEATS: ClassVar[tuple[int, int]]
     OPTIONS: ClassVar[tuple[Option, ...]]
+    FACTS: ClassVar[tuple[Fact, ...]] = ()
+    REASONS: ClassVar[tuple[type[Reason], ...]] = ()
     UNIT: ClassVar[str]  # "whammies", "lives", "cards"
+    UNIT_WORDS: ClassVar[tuple[str, str]]  # "whammy", "whammies"
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap",)
-    ROUNDS_FROM_CUES: ClassVar[bool] = True  # rounds are numbered by cues (Pig: by claims)
+    ROUNDS_FROM_CUES: ClassVar[bool] = True  # rounds are numbered by cues (False: by claims)
+    SILENT_RACE: ClassVar[bool] = False
 
     def __init__(self, seats: Iterable[str], options: Mapping[str, Any] | None = None):
         self.seats: tuple[str, ...] = tuple(seats)
@@ -144,15 +128,63 @@ class Rules(ABC):
         self.judge_log: list[Facts | Penalty] = []  # not undone, in order
         self.judged: dict[int, list[Facts | Penalty]] = {}  # the same, by round
         self.changed: set[int] = set()
+        self.stale: int | None = None  # the earliest round whose rulings must be re-derived
+        # The engine thread feeds the rules; a page or a test may read them from its own thread,
+        # and a read re-rules what is stale: the lock keeps two folds from interleaving.
+        self._folding = threading.RLock()
+
+    # -- what the game declares -------------------------------------------------------------
 
     @classmethod
     def known_options(cls) -> dict[str, Option]:
         return {o.name: o for o in (*COMMON_OPTIONS, *cls.OPTIONS)}
 
+    @classmethod
+    def facts(cls) -> tuple[Fact, ...]:
+        """Every fact a facts line of this game may hold."""
+        return (*cls.FACTS, VOID)
+
+    @classmethod
+    def reasons(cls) -> tuple[type[Reason], ...]:
+        return (*cls.REASONS, Shared)
+
+    @classmethod
+    def box_defaults(cls, seats: int, second_buttons: bool) -> dict[str, Any]:
+        """Options whose default at a live table depends on the box (seats, second buttons)."""
+        return {}
+
+    @property
+    def race_buttons(self) -> tuple[str, ...]:
+        """The buttons this game's races read with these options."""
+        return self.BUTTONS
+
+    def questions(self) -> list[tuple[Fact, ...]]:
+        """The facts the referee may ask at once while a round waits (each asked fact alone, and
+        together with the others, in their declared order)."""
+        asked = [f for f in self.panel_facts() if f.asked]
+        return [combo for n in range(1, len(asked) + 1) for combo in combinations(asked, n)]
+
+    def panel_facts(self) -> tuple[Fact, ...]:
+        """The facts the judge panel offers with these options."""
+        return self.facts()
+
+    def schedule(self) -> Schedule:
+        """How the live table paces this game."""
+        return Schedule(pause_ms=int(self.options["pause_ms"]), silent=self.SILENT_RACE)
+
+    def planned_rounds(self) -> int | None:
+        """How many rounds the game plans (before any sudden death); None: not known ahead."""
+        return None
+
+    def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
+        """The game's own words for the scoreboard: the unit, and whatever else it shows."""
+        return {"unit": list(self.UNIT_WORDS)}
+
     # -- input ------------------------------------------------------------------------------
 
-    def feed(self, event: Event) -> None:
-        """Take one table-log event (not the GameStart line)."""
+    def check(self, event: Event) -> None:
+        """RulesError if `feed` would refuse `event`; nothing changes. The engine asks before it
+        writes an event to the log, so the log holds only events the rules take."""
         if isinstance(event, Press):
             self.check_seat(event.seat)
             if event.button not in self.BUTTONS:
@@ -160,42 +192,43 @@ class Rules(ABC):
                     f"button {event.button!r} is not used in {self.NAME}; "
                     f"use {' or '.join(self.BUTTONS)}"
                 )
-            self.on_press(event)
         elif isinstance(event, Cue):
             if event.seat is not None:
                 self.check_seat(event.seat)
-            self.on_cue(event)
+            self.check_cue(event)
         elif isinstance(event, Facts):
             self.check_round(event.round)
-            self.check_facts(event)
-            self._judge(event)
+            check_facts(self.facts(), event.values, self.NAME)
         elif isinstance(event, Penalty):
             self.check_round(event.round)
             self.check_seat(event.seat)
-            self._judge(event)
+            if event.count < 1:
+                raise RulesError(f"count must be 1 or more, not {event.count!r}")
         elif isinstance(event, Undo):
             if not self.judge_log:
                 raise RulesError("undo: there is no judge action left to undo")
-            undone = self.judge_log.pop()
-            self.judged[undone.round].pop()  # the latest of all is the latest of its round
-            self.on_judge(undone.round)
         elif isinstance(event, GameStart):
             raise RulesError("a game line may only be the first line")
-        else:  # pragma: no cover - the union is closed
-            raise RulesError(f"unknown event {event!r}")
 
-    def check_flags(self, facts: Facts, flag: str) -> None:
-        """Facts of games whose only facts are true/false: `flag` (match, claim) and void."""
-        for key, value in facts.values.items():
-            if key not in (flag, "void"):
-                raise RulesError(f"facts field {key!r} is not used in {self.NAME}; use {flag} or void")
-            if not isinstance(value, bool):
-                raise RulesError(f"{key} must be true or false, not {value!r}")
+    def feed(self, event: Event) -> None:
+        """Take one table-log event (not the GameStart line); RulesError if it is refused."""
+        self.check(event)
+        self.apply(event)
 
-    def _judge(self, event: Facts | Penalty) -> None:
-        self.judge_log.append(event)
-        self.judged.setdefault(event.round, []).append(event)
-        self.on_judge(event.round)
+    def apply(self, event: Event) -> None:
+        """Take one event that `check` has passed."""
+        if isinstance(event, Press):
+            self.on_press(event)
+        elif isinstance(event, Cue):
+            self.on_cue(event)
+        elif isinstance(event, Facts | Penalty):
+            self.judge_log.append(event)
+            self.judged.setdefault(event.round, []).append(event)
+            self.refold(event.round)
+        elif isinstance(event, Undo):
+            undone = self.judge_log.pop()
+            self.judged[undone.round].pop()  # the latest of all is the latest of its round
+            self.refold(undone.round)
 
     def check_seat(self, seat: str) -> None:
         if seat not in self.seats:
@@ -206,6 +239,9 @@ class Rules(ABC):
             raise RulesError(
                 f"round {number} has not started (rounds so far: {self.round_count()})"
             )
+
+    def check_cue(self, cue: Cue) -> None:  # noqa: B027 - a hook; most games need no more
+        """RulesError for a cue this game refuses (beyond its seat)."""
 
     def facts_for(self, number: int) -> dict[str, Any]:
         """The round's facts as they stand: later facts lines override earlier ones, per field."""
@@ -218,8 +254,29 @@ class Rules(ABC):
     def penalties_for(self, number: int) -> list[Penalty]:
         return [ev for ev in self.judged.get(number, ()) if isinstance(ev, Penalty)]
 
-    def sync(self) -> None:  # noqa: B027 - a hook; most games need nothing here
-        """Bring derived results up to date (games that fold lazily override this)."""
+    def penalty_rulings(self, number: int) -> list[Ruling]:
+        """The judge's penalties of round `number`, as rulings in the judge's words."""
+        return [Ruling(number, p.seat, p.count, Shared.PENALTY, None, (("said", p.reason),))
+                for p in self.penalties_for(number)]
+
+    # -- the fold ---------------------------------------------------------------------------
+
+    def refold(self, number: int) -> None:
+        """Rounds from `number` (1-based) on must be re-ruled; `sync` does it when read."""
+        self.stale = number if self.stale is None else min(self.stale, number)
+
+    def sync(self) -> None:
+        """Bring the rulings up to date: re-rule from the earliest stale round."""
+        if self.stale is None:
+            return
+        with self._folding:
+            if self.stale is not None:
+                start, self.stale = self.stale, None
+                self._fold(max(1, start))
+
+    @abstractmethod
+    def _fold(self, start: int) -> None:
+        """Re-rule rounds from round `start` (1-based) on, from the table as it stood before it."""
 
     def take_changed(self) -> list[int]:
         """Rounds whose rulings were made or changed since the last call (for announcing)."""
@@ -235,13 +292,6 @@ class Rules(ABC):
 
     @abstractmethod
     def on_cue(self, cue: Cue) -> None: ...
-
-    @abstractmethod
-    def on_judge(self, number: int) -> None:
-        """Facts or penalties of round `number` changed (added or undone): re-rule from there."""
-
-    @abstractmethod
-    def check_facts(self, facts: Facts) -> None: ...
 
     @abstractmethod
     def advance(self, t_us: int) -> None: ...
@@ -262,15 +312,20 @@ class Rules(ABC):
     def status(self) -> Status: ...
 
     @abstractmethod
-    def next_call(self) -> tuple[str, str | None] | None:
-        """What the live table should call next: ("cadence", None), ("turn", seat), or None."""
+    def next_call(self) -> Call | None:
+        """What the live table should call next to start a round, or None (not now, or never:
+        claims open the rounds)."""
 
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's reaction time in round `number`, µs (games without a cue: empty)."""
         return {}
 
-    def announcements(self, number: int) -> list[tuple[str, dict[str, Any]]]:
-        """Phrases (key, params) to say before round `number` starts at a live table."""
+    def announcements(self, number: int) -> list[Phrase]:
+        """Phrases to say before round `number` starts at a live table."""
+        return []
+
+    def said_after(self, number: int, new: Sequence[Ruling], first: bool) -> list[Phrase]:
+        """Phrases to say after round `number`'s `new` rulings (`first`: its first ruling)."""
         return []
 
     def outputs(self) -> list[Ruling | Awaiting]:
@@ -281,42 +336,38 @@ class Rules(ABC):
         return out
 
 
-class RederivedRules(Rules):
-    """Games that re-derive their rounds from the presses (Pig, Pig's Tail): a round is settled
-    once time passes its `due_us`; time passing, the end of the log or the judge re-derive from
-    the first round concerned. Subclasses keep `rounds`, `now_us`, `finished` and `_refold(i)`."""
+class FoldedRound(Protocol):
+    """What the shared fold of `RederivedRules` reads of a round."""
 
-    rounds: list[Any]
+    number: int
+    close_us: int  # when the race is decided
+    closed: bool  # ruled: time has passed close_us (or the log ended)
+
+
+class RederivedRules(Rules):
+    """Games that re-derive their rounds from the presses (Pig, Pig's Tail): a round is closed
+    once time passes its `close_us`; time passing, the end of the log or the judge re-derive
+    from the first round concerned. Subclasses keep `rounds`, `now_us` and `finished`."""
+
+    rounds: Sequence[FoldedRound]
     now_us: int
     finished: bool
 
-    @abstractmethod
-    def _refold(self, start: int) -> None: ...
-
-    @staticmethod
-    @abstractmethod
-    def _settled(rnd: Any) -> bool: ...
-
-    @staticmethod
-    @abstractmethod
-    def _due_us(rnd: Any) -> int: ...
-
     def advance(self, t_us: int) -> None:
         self.now_us = max(self.now_us, t_us)
-        for i, rnd in enumerate(self.rounds):
-            if not self._settled(rnd) and self._due_us(rnd) <= self.now_us:
-                self._refold(i)
+        self.sync()
+        for rnd in self.rounds:
+            if not rnd.closed and rnd.close_us <= self.now_us:
+                self.refold(rnd.number)
                 return
 
     def finish(self) -> None:
         self.finished = True
-        for i, rnd in enumerate(self.rounds):
-            if not self._settled(rnd):
-                self._refold(i)
+        self.sync()
+        for rnd in self.rounds:
+            if not rnd.closed:
+                self.refold(rnd.number)
                 return
-
-    def on_judge(self, number: int) -> None:
-        self._refold(number - 1)
 
 
 REGISTRY: dict[str, type[Rules]] = {}
@@ -327,12 +378,25 @@ def register(cls: type[Rules]) -> type[Rules]:
     return cls
 
 
-def rules_for(game: str) -> type[Rules]:
-    from referee import rules as _all  # noqa: F401  (imports every game module)
+def games() -> dict[str, type[Rules]]:
+    """Every registered game by its log name. (Importing anything of `referee.rules` runs the
+    package's `__init__` first, which imports every built-in game module: they are all here.)"""
+    return dict(sorted(REGISTRY.items()))
 
+
+def rules_for(game: str) -> type[Rules]:
     try:
-        return REGISTRY[game]
+        return games()[game]
     except KeyError:
         raise RulesError(
-            f"unknown game {game!r}; choose one of {', '.join(sorted(REGISTRY))}"
+            f"unknown game {game!r}; choose one of {', '.join(games())}"
         ) from None
+
+
+def all_facts() -> dict[str, Fact]:
+    """Every fact any registered game declares, by name (a log line's facts fields)."""
+    found: dict[str, Fact] = {}
+    for cls in games().values():
+        for fact in cls.facts():
+            found.setdefault(fact.name, fact)
+    return found

@@ -26,45 +26,50 @@ The rules, in plain words (PRODUCT.md, "Pig / Spoons / Tongue"; the seed rule sh
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from referee.events import (
     Awaiting,
     Cue,
-    Facts,
     Press,
+    Reason,
     Ruling,
     StandingRow,
     Standings,
     places,
 )
 from referee.rules import race
-from referee.rules.base import (
-    Option,
-    RederivedRules,
-    RulesError,
-    Status,
-    choice,
-    int_in,
-    register,
-)
-
-ACTION = {"pig": "touch the nose", "spoons": "grab a spoon", "tongue": "stick out the tongue"}
+from referee.rules.base import Phrase, RederivedRules, Shared, Status, register
+from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
 
 
-def one_of(*allowed: int) -> Any:
-    """An option that takes one of a few whole numbers (from JSON or `k=v` text)."""
+@dataclass(frozen=True)
+class Variant:
+    """What a claim looks like: the thing (for the scoreboard), the action as the table is told
+    to do it, and as a ruling says it was (not) done."""
 
-    def parse(value: Any) -> int:
-        text = value.strip() if isinstance(value, str) else value
-        if isinstance(text, str) and text.isdigit():
-            text = int(text)
-        if isinstance(text, bool) or text not in allowed:
-            raise ValueError(f"expected {' or '.join(map(str, allowed))}")
-        return int(text)
+    thing: str
+    act: str
+    done: str
 
-    return parse
+
+VARIANTS = {
+    "pig": Variant("nose", "touch your nose", "touch the nose"),
+    "spoons": Variant("spoon", "grab a spoon", "grab a spoon"),
+    "tongue": Variant("tongue", "stick out your tongue", "stick out the tongue"),
+}
+LETTERS = "PIG"  # lives lost, as the letters of the game's name
+
+
+class Why(Reason):
+    """Pig's reasons; `{act}` is the variant's action, `{n}` how many never pressed."""
+
+    FALSE_CLAIM = "false claim"
+    NOT_IN_TIME = "did not {act} in time"
+    UNCLEAR = "unclear: {n} did not {act}", "unclear"
+    LAST = "last to {act}"
 
 
 @dataclass
@@ -85,13 +90,13 @@ class Round:
     number: int
     claimer: str
     claim_us: int
-    end_us: int  # claim + window: presses before it belong to this round
+    window_end_us: int  # claim + window: presses before it belong to this round
     active: tuple[str, ...]
     presses: dict[str, int]  # each active seat's first press in the window
-    ruled_at_us: int  # when the race is decided (all but one pressed + tie, or the window's end)
+    close_us: int  # when the race is decided (all but one pressed + tie, or the window's end)
     before: _State
     after: _State
-    ruled: bool = False
+    closed: bool = False
     outputs: list[Ruling | Awaiting] = field(default_factory=list)
 
 
@@ -101,18 +106,28 @@ class Pig(RederivedRules):
     TITLE: ClassVar[str] = "Pig / Spoons / Tongue"
     SEATS: ClassVar[tuple[int, int]] = (3, 8)
     UNIT: ClassVar[str] = "lives"
+    UNIT_WORDS: ClassVar[tuple[str, str]] = ("letter", "letters")
     ROUNDS_FROM_CUES: ClassVar[bool] = False
     SILENT_RACE: ClassVar[bool] = True  # say nothing, light nothing, show nothing at a claim
     OPTIONS: ClassVar[tuple[Option, ...]] = (
-        Option("variant", "pig", choice("pig", "spoons", "tongue"), "what a claim looks like"),
-        Option("window_ms", 15000, int_in(1000, 600_000), "race window after a claim"),
-        Option("stragglers", "no-one", choice("no-one", "all-lose"),
-               "two or more never pressed: nobody loses, or all of them do"),
-        Option("false_claim", "lose-life", choice("lose-life", "nothing"),
-               "what a rejected claim costs the claimer"),
-        Option("lives", 1, one_of(1, 3), "lives per seat (3: the letters P, I, G)"),
-        Option("pass_beat_ms", 0, int_in(0, 60_000), "a 'Pass!' beat every so often (0: off)"),
+        Option.choice("variant", "pig", tuple(VARIANTS), label="Variant",
+                      help="what a claim looks like"),
+        Option.number("window_ms", 15000, 1000, 600_000, unit="ms", label="Race window",
+                      help="race window after a claim"),
+        Option.choice("stragglers", "no-one", ("no-one", "all-lose"), label="Stragglers",
+                      help="two or more never pressed: nobody loses, or all of them do"),
+        Option.choice("false_claim", "lose-life", ("lose-life", "nothing"), label="False claim",
+                      help="what a rejected claim costs the claimer"),
+        Option.choice("lives", 1, (1, 3), label="Lives",
+                      help="lives per seat (3: the letters P, I, G)"),
+        Option.number("pass_beat_ms", 0, 0, 60_000, unit="ms", label="Pass beat",
+                      help="a 'Pass!' beat every so often (0: off)"),
     )
+    FACTS: ClassVar[tuple[Fact, ...]] = (
+        Fact("claim", "flag", "Was the claim a real four of a kind?", "was that four of a kind?",
+             "Was that four of a kind?", answers=("Real", "False"), asked=False),
+    )
+    REASONS: ClassVar[tuple[type[Reason], ...]] = (Why,)
 
     def __init__(self, seats: Any, options: Any = None) -> None:
         super().__init__(seats, options)
@@ -125,49 +140,52 @@ class Pig(RederivedRules):
     def _initial(self) -> _State:
         return _State(dict.fromkeys(self.seats, 0), {})
 
-    @property
-    def pass_beat_ms(self) -> int:
-        """The live engine calls "Pass!" this often (0: never); it is not a cue."""
-        return int(self.options["pass_beat_ms"])
+    # -- what the game declares ---------------------------------------------------------------
+
+    def schedule(self) -> Schedule:
+        """No calls: claims open the rounds; an optional "Pass!" beat, which is not a cue."""
+        return Schedule(pause_ms=int(self.options["pause_ms"]), silent=True,
+                        beat_ms=int(self.options["pass_beat_ms"]), beat="pass")
+
+    def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
+        """Letters for lives lost (P-I-G), and what a claim looks like in this variant."""
+        variant = VARIANTS[self.options["variant"]]
+        return {"unit": list(self.UNIT_WORDS), "thing": variant.thing, "act": variant.act,
+                "letters": {seat: "-".join(LETTERS[:min(n, len(LETTERS))])
+                            for seat, n in scores.items()}}
 
     # -- input --------------------------------------------------------------------------------
 
     def round_count(self) -> int:
+        self.sync()
         return len(self.rounds)
 
-    def on_cue(self, cue: Cue) -> None:
+    def check_cue(self, cue: Cue) -> None:
         raise RulesError("pig has no cues: a claim is a press; remove the cue line")
+
+    def on_cue(self, cue: Cue) -> None:
+        """Never reached: `check_cue` refuses every cue."""
 
     def on_press(self, press: Press) -> None:
         insort(self.presses, (press.t_us, press.seat))
         self.now_us = max(self.now_us, press.t_us)
-        # re-derive from the round this press may belong to (or that precedes it)
-        start = 0
-        for i, rnd in enumerate(self.rounds):
+        # re-derive from the round this press may belong to (or that precedes it); rounds
+        # before a stale one are as they were, and the stale ones are re-derived anyway
+        start = 1
+        for rnd in self.rounds:
             if rnd.claim_us <= press.t_us:
-                start = i
-        self._refold(start)
-
-    @staticmethod
-    def _settled(rnd: Round) -> bool:
-        return rnd.ruled
-
-    @staticmethod
-    def _due_us(rnd: Round) -> int:
-        return rnd.ruled_at_us
-
-    def check_facts(self, facts: Facts) -> None:
-        self.check_flags(facts, "claim")
+                start = rnd.number
+        self.refold(start)
 
     # -- the fold -----------------------------------------------------------------------------
 
-    def _refold(self, start: int) -> None:
-        """Re-derive rounds from index `start` on: claims, windows, rulings, eliminations."""
-        start = max(0, min(start, len(self.rounds)))
+    def _fold(self, start: int) -> None:
+        """Re-derive rounds from round `start` on: claims, windows, rulings, eliminations."""
+        start = min(start, len(self.rounds) + 1)
         old = {r.number: r.outputs for r in self.rounds}
-        kept = self.rounds[:start]
+        kept = self.rounds[:start - 1]
         state = kept[-1].after.copy() if kept else self._initial()
-        i = bisect_left(self.presses, (kept[-1].end_us, "")) if kept else 0
+        i = bisect_left(self.presses, (kept[-1].window_end_us, "")) if kept else 0
         window = self.options["window_ms"] * 1000
         while i < len(self.presses) and not state.over:
             t, seat = self.presses[i]
@@ -183,12 +201,12 @@ class Pig(RederivedRules):
                     presses[ps] = pt
                 i += 1
             rnd = Round(len(kept) + 1, seat, t, end, active, presses,
-                        _decided_at(presses, len(active), end, self.options["tie_us"]),
+                        _close_at(presses, len(active), end, self.options["tie_us"]),
                         state.copy(), state)
             facts = self.facts_for(rnd.number)
-            rnd.ruled = (self.finished or rnd.ruled_at_us <= self.now_us
-                         or facts.get("claim") is False or bool(facts.get("void")))
-            if rnd.ruled:
+            rnd.closed = (self.finished or rnd.close_us <= self.now_us
+                          or facts.get("claim") is False or bool(facts.get("void")))
+            if rnd.closed:
                 rnd.outputs = self._rule(rnd)
                 state = self._apply(rnd, state.copy())
             rnd.after = state
@@ -205,28 +223,28 @@ class Pig(RederivedRules):
         facts = self.facts_for(n)
         if facts.get("void"):
             return []
-        act = ACTION[self.options["variant"]]
+        act = (("act", VARIANTS[self.options["variant"]].done),)
         out: list[Ruling | Awaiting] = []
         if facts.get("claim") is False:
             lose = 1 if self.options["false_claim"] == "lose-life" else 0
-            out.append(Ruling(n, rnd.claimer, lose, "false claim"))
+            out.append(Ruling(n, rnd.claimer, lose, Why.FALSE_CLAIM))
         else:
-            counted = {s: t for s, t in rnd.presses.items() if t < rnd.ruled_at_us}
+            counted = {s: t for s, t in rnd.presses.items() if t < rnd.close_us}
             missing = [s for s in rnd.active if s not in counted]
             if len(missing) >= 2:
                 if self.options["stragglers"] == "all-lose":
-                    out += [Ruling(n, s, 1, f"did not {act} in time") for s in missing]
+                    out += [Ruling(n, s, 1, Why.NOT_IN_TIME, None, act) for s in missing]
                 else:
-                    out.append(Ruling(n, None, 0, f"unclear: {len(missing)} did not {act}"))
+                    out.append(Ruling(n, None, 0, Why.UNCLEAR, None,
+                                      (("n", str(len(missing))), *act)))
             else:
-                result = race.last(counted, rnd.active, rnd.ruled_at_us, self.options["tie_us"])
+                result = race.last(counted, rnd.active, rnd.close_us, self.options["tie_us"])
                 if result.too_close:
-                    out.append(Ruling(n, None, 0, "too close to call", result.margin_us))
+                    out.append(Ruling(n, None, 0, Shared.TOO_CLOSE, result.margin_us))
                 elif result.seat is not None:
                     # the loser had not pressed when the race was decided: no margin to tell
-                    out.append(Ruling(n, result.seat, 1, f"last to {act}"))
-        for p in self.penalties_for(n):
-            out.append(Ruling(n, p.seat, p.count, p.reason))
+                    out.append(Ruling(n, result.seat, 1, Why.LAST, None, act))
+        out += self.penalty_rulings(n)
         return out
 
     def _apply(self, rnd: Round, state: _State) -> _State:
@@ -244,13 +262,11 @@ class Pig(RederivedRules):
     # -- reading the table --------------------------------------------------------------------
 
     def round_outputs(self, number: int) -> list[Ruling | Awaiting]:
+        self.sync()
         return list(self.rounds[number - 1].outputs)
 
-    def active_seats(self) -> tuple[str, ...]:
-        """Who is still in: may claim, may lose."""
-        return tuple(s for s in self.seats if s not in self.state.out_round)
-
     def standings(self) -> Standings:
+        self.sync()
         st = self.state
         out = {s: r for s, r in st.out_round.items() if s not in st.winners}
         later = sorted(set(out.values()), reverse=True)
@@ -268,11 +284,12 @@ class Pig(RederivedRules):
         return Standings(st.over, rows, st.winners if st.over else ())
 
     def status(self) -> Status:
+        self.sync()
         last = self.rounds[-1] if self.rounds else None
-        race_open = last is not None and not self.finished and self.now_us < last.end_us
-        pending = [r.ruled_at_us for r in self.rounds if not r.ruled]
+        race_open = last is not None and not self.finished and self.now_us < last.window_end_us
+        pending = [r.close_us for r in self.rounds if not r.closed]
         if race_open and last is not None:
-            pending.append(last.end_us)
+            pending.append(last.window_end_us)
         return Status(
             round=len(self.rounds),
             race_open=race_open,
@@ -281,18 +298,20 @@ class Pig(RederivedRules):
             over=self.state.over,
         )
 
-    def next_call(self) -> tuple[str, str | None] | None:
+    def next_call(self) -> Call | None:
         return None  # no cadence: claims open the rounds; the pass beat is not a cue
 
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's time from the claim to its press in round `number`, µs."""
+        self.sync()
         rnd = self.rounds[number - 1]
         return {s: t - rnd.claim_us for s, t in rnd.presses.items()}
 
-    def announcements(self, number: int) -> list[tuple[str, dict[str, Any]]]:
+    def announcements(self, number: int) -> list[Phrase]:
         """What to say before round `number` can start: dealing before round 1; after round
         `number - 1` is ruled, lives lost (P, I, G), eliminations with the set to remove, and the
         co-winners. Nothing while that round is unruled: a claim is never announced."""
+        self.sync()
         variant = self.options["variant"]
         if number <= 1:
             n = len(self.seats)
@@ -300,11 +319,11 @@ class Pig(RederivedRules):
                 ("deal_sets", {"sets": n}),
                 ("variant_rule", {"variant": variant}),
             ]
-        if number - 1 > len(self.rounds) or not self.rounds[number - 2].ruled:
+        if number - 1 > len(self.rounds) or not self.rounds[number - 2].closed:
             return []
         rnd = self.rounds[number - 2]
         before, after = rnd.before, rnd.after
-        said: list[tuple[str, dict[str, Any]]] = []
+        said: list[Phrase] = []
         sets = len(rnd.active)
         for s in rnd.active:
             if s in after.out_round:
@@ -318,7 +337,7 @@ class Pig(RederivedRules):
         return said
 
 
-def _decided_at(presses: dict[str, int], active: int, end_us: int, tie_us: int) -> int:
+def _close_at(presses: dict[str, int], active: int, end_us: int, tie_us: int) -> int:
     """When the race is decided: `tie_us` after all but one have pressed, or the window's end."""
     times = sorted(presses.values())
     if len(times) >= active - 1:

@@ -30,25 +30,29 @@ from typing import Any, ClassVar
 from referee.events import (
     Awaiting,
     Cue,
-    Facts,
     Press,
+    Reason,
     Ruling,
     StandingRow,
     Standings,
     places,
 )
 from referee.rules import race
-from referee.rules.base import (
-    Option,
-    RederivedRules,
-    RulesError,
-    Status,
-    choice,
-    int_in,
-    register,
-)
+from referee.rules.base import Phrase, RederivedRules, Shared, Status, register
+from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
 
 CARDS = 52
+
+
+class Why(Reason):
+    """Pig's Tail's reasons."""
+
+    NO_CARD_BELOW = "no card below to match"
+    FLIPPED_A_MATCH = "flipped a match"
+    NO_MATCH = "no match"
+    LAST_TO_TAP = "last to tap"
+    FALSE_START = "false start"
+    FALSE_START_BETWEEN_FLIPS = "false start between flips"
 
 
 @dataclass
@@ -80,12 +84,22 @@ class PigsTail(RederivedRules):
     TITLE: ClassVar[str] = "Pig's Tail"
     SEATS: ClassVar[tuple[int, int]] = (2, 8)
     UNIT: ClassVar[str] = "cards"
+    UNIT_WORDS: ClassVar[tuple[str, str]] = ("card", "cards")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
-        Option("take", "flipper", choice("flipper", "slowest"), "who takes the pile on a match"),
-        Option("turn_ms", 4000, int_in(200, 60_000), "pace of the turn calls"),
-        Option("tempo_ms", 400, int_in(50, 5000), "time between the words of a turn call"),
-        Option("window_ms", 3000, int_in(100, 60_000), "race window after each flip"),
+        Option.choice("take", "flipper", ("flipper", "slowest"), label="Who takes the pile",
+                      help="who takes the pile on a match"),
+        Option.number("turn_ms", 4000, 200, 60_000, unit="ms", label="Turn pace",
+                      help="pace of the turn calls"),
+        Option.number("tempo_ms", 400, 50, 5000, unit="ms", label="Tempo",
+                      help="time between the words of a turn call"),
+        Option.number("window_ms", 3000, 100, 60_000, unit="ms", label="Race window",
+                      help="race window after each flip"),
     )
+    FACTS: ClassVar[tuple[Fact, ...]] = (
+        Fact("match", "flag", "Did the flip match?", "match or no match?",
+             "Match or no match?", answers=("Match", "No match")),
+    )
+    REASONS: ClassVar[tuple[type[Reason], ...]] = (Why,)
 
     def __init__(self, seats: Any, options: Any = None) -> None:
         super().__init__(seats, options)
@@ -97,53 +111,60 @@ class PigsTail(RederivedRules):
         self.state = _State(dict.fromkeys(self.seats, 0))
         self.over = False
 
+    # -- what the game declares ---------------------------------------------------------------
+
+    def schedule(self) -> Schedule:
+        """"<seat>, flip!" every `turn_ms`, its two words `tempo_ms` apart."""
+        return Schedule(tempo_ms=int(self.options["tempo_ms"]),
+                        pause_ms=int(self.options["pause_ms"]),
+                        turn_ms=int(self.options["turn_ms"]))
+
+    def questions(self) -> list[tuple[Fact, ...]]:
+        """Only a race (take = slowest) can leave the match in doubt; the flipper's claim is
+        taken as it comes, and the judge corrects it unasked."""
+        return super().questions() if self.options["take"] == "slowest" else []
+
     # -- input --------------------------------------------------------------------------------
 
     def round_count(self) -> int:
+        self.sync()
         return len(self.rounds)
 
-    def on_cue(self, cue: Cue) -> None:
+    def check_cue(self, cue: Cue) -> None:
         if cue.seat is None:
             raise RulesError('a Pig\'s Tail cue names the flipper: add "seat"')
         if len(self.cues) >= CARDS:
             return  # the ring is empty: cues after the 52nd card are ignored
         if self.cues and cue.t_us < self.cues[-1].t_us:
             raise RulesError(f"cue at {cue.t_us} comes before the previous cue")
+
+    def on_cue(self, cue: Cue) -> None:
+        if len(self.cues) >= CARDS:
+            return  # the ring is empty: cues after the 52nd card are ignored
         self.cues.append(cue)
-        self._refold(len(self.cues) - 2)
+        self.refold(len(self.cues) - 1)  # the previous round's window ends at this cue
 
     def on_press(self, press: Press) -> None:
         insort(self.presses, (press.t_us, press.seat))
         self.now_us = max(self.now_us, press.t_us)
         start = None
-        for i, cue in enumerate(self.cues):
+        for number, cue in enumerate(self.cues, start=1):
             if cue.t_us <= press.t_us:
-                start = i
+                start = number
         if start is not None:  # before the first flip there is nothing to take: ignored
-            self._refold(start)
-
-    @staticmethod
-    def _settled(rnd: Round) -> bool:
-        return rnd.closed
-
-    @staticmethod
-    def _due_us(rnd: Round) -> int:
-        return rnd.close_us
-
-    def check_facts(self, facts: Facts) -> None:
-        self.check_flags(facts, "match")
+            self.refold(start)
 
     # -- the fold -----------------------------------------------------------------------------
 
-    def _refold(self, start: int) -> None:
-        """Re-rule rounds from index `start` on, from the table as it stood before that round."""
-        start = max(0, min(start, len(self.rounds)))
+    def _fold(self, start: int) -> None:
+        """Re-rule rounds from round `start` on, from the table as it stood before that round."""
+        first = min(start, len(self.rounds) + 1) - 1  # its index
         old = {r.number: r.outputs for r in self.rounds}
-        kept = self.rounds[:start]
-        state = self.rounds[start].before.copy() if start < len(self.rounds) else (
+        kept = self.rounds[:first]
+        state = self.rounds[first].before.copy() if first < len(self.rounds) else (
             self.state.copy() if kept else _State(dict.fromkeys(self.seats, 0)))
         slowest = self.options["take"] == "slowest"
-        for i in range(start, len(self.cues)):
+        for i in range(first, len(self.cues)):
             cue = self.cues[i]
             assert cue.seat is not None
             rnd = Round(i + 1, cue.t_us, cue.seat, state.copy())
@@ -154,7 +175,7 @@ class PigsTail(RederivedRules):
             rnd.taps = self._firsts(cue.t_us, rnd.window_end_us)
             if not slowest:
                 rnd.taps = {s: t for s, t in rnd.taps.items() if s == rnd.flipper}
-            rnd.close_us = self._decided_at(rnd)
+            rnd.close_us = self._close_at(rnd)
             if slowest and rnd.number < CARDS:
                 rnd.gap = self._firsts(rnd.window_end_us, nxt)
             rnd.closed = self.finished or rnd.close_us <= self.now_us
@@ -181,7 +202,7 @@ class PigsTail(RederivedRules):
             i += 1
         return firsts
 
-    def _decided_at(self, rnd: Round) -> int:
+    def _close_at(self, rnd: Round) -> int:
         if self.options["take"] == "flipper":
             claim = rnd.taps.get(rnd.flipper)
             return rnd.window_end_us if claim is None else claim
@@ -200,9 +221,9 @@ class PigsTail(RederivedRules):
         out: list[Ruling | Awaiting] = []
         need: tuple[str, ...] = ()
 
-        def take(seat: str | None, reason: str, margin: int | None, too_close: bool) -> None:
+        def take(seat: str | None, reason: Why, margin: int | None, too_close: bool) -> None:
             if too_close or seat is None:
-                out.append(Ruling(n, None, 0, "too close to call", margin))
+                out.append(Ruling(n, None, 0, Shared.TOO_CLOSE, margin))
                 return
             out.append(Ruling(n, seat, state.pile, reason, margin))
             state.scores[seat] += state.pile
@@ -212,11 +233,11 @@ class PigsTail(RederivedRules):
             claimed = rnd.flipper in rnd.taps
             match = facts.get("match", claimed)
             if match and first_card:
-                out.append(Ruling(n, rnd.flipper, 0, "no card below to match"))
+                out.append(Ruling(n, rnd.flipper, 0, Why.NO_CARD_BELOW))
             elif match:
-                take(rnd.flipper, "flipped a match", None, False)
+                take(rnd.flipper, Why.FLIPPED_A_MATCH, None, False)
             elif claimed:
-                out.append(Ruling(n, rnd.flipper, 0, "no match"))
+                out.append(Ruling(n, rnd.flipper, 0, Why.NO_MATCH))
         else:
             taps = rnd.taps
             match = False if first_card else facts.get("match", _consensus(taps, self.seats))
@@ -224,16 +245,17 @@ class PigsTail(RederivedRules):
                 need = ("match",)
             elif match:
                 last = race.last(taps, self.seats, rnd.close_us, tie)
-                take(last.seat, "last to tap", last.margin_us, last.too_close)
+                take(last.seat, Why.LAST_TO_TAP, last.margin_us, last.too_close)
             elif taps:
                 first = race.first([(t, s) for s, t in taps.items()], tie)
-                take(first.seat, "false start", first.margin_us, first.too_close)
+                take(first.seat, Why.FALSE_START, first.margin_us, first.too_close)
             if rnd.gap and state.pile > 0:
                 first = race.first([(t, s) for s, t in rnd.gap.items()], tie)
-                take(first.seat, "false start between flips", first.margin_us, first.too_close)
-        for p in self.penalties_for(n):
-            out.append(Ruling(n, p.seat, p.count, p.reason))
-            state.scores[p.seat] += p.count
+                take(first.seat, Why.FALSE_START_BETWEEN_FLIPS, first.margin_us, first.too_close)
+        for penalty in self.penalty_rulings(n):
+            out.append(penalty)
+            assert penalty.seat is not None
+            state.scores[penalty.seat] += penalty.delta
         if need:
             out.append(Awaiting(n, need))
         return out
@@ -241,14 +263,11 @@ class PigsTail(RederivedRules):
     # -- reading the table --------------------------------------------------------------------
 
     def round_outputs(self, number: int) -> list[Ruling | Awaiting]:
+        self.sync()
         return list(self.rounds[number - 1].outputs)
 
-    @property
-    def pile(self) -> int:
-        """Cards on the centre pile now (as far as the rulings so far say)."""
-        return self.state.pile
-
     def standings(self) -> Standings:
+        self.sync()
         scores = self.state.scores
         ranked = places(scores, self.seats)
         rows = tuple(
@@ -259,6 +278,7 @@ class PigsTail(RederivedRules):
         return Standings(self.over, rows, winners)
 
     def status(self) -> Status:
+        self.sync()
         open_rounds = [r for r in self.rounds if not r.closed]
         awaiting = next(
             (o for r in self.rounds for o in r.outputs if isinstance(o, Awaiting)), None
@@ -271,23 +291,24 @@ class PigsTail(RederivedRules):
             over=self.over,
         )
 
-    def next_call(self) -> tuple[str, str | None] | None:
-        """("turn", seat): the seat after the last flipper, in seat order."""
+    def next_call(self) -> Call | None:
+        """"<seat>, flip!" for the seat after the last flipper, in seat order."""
         st = self.status()
         if st.over or st.race_open or st.awaiting is not None or len(self.cues) >= CARDS:
             return None
         if not self.cues:
-            return ("turn", self.seats[0])
+            return Call("turn", self.seats[0])
         last = self.cues[-1].seat
         i = self.seats.index(last) if last in self.seats else -1
-        return ("turn", self.seats[(i + 1) % len(self.seats)])
+        return Call("turn", self.seats[(i + 1) % len(self.seats)])
 
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's time from the flip call to its tap in round `number`, µs."""
+        self.sync()
         rnd = self.rounds[number - 1]
         return {s: t - rnd.cue_us for s, t in rnd.taps.items()}
 
-    def announcements(self, number: int) -> list[tuple[str, dict[str, Any]]]:
+    def announcements(self, number: int) -> list[Phrase]:
         """What to say before round `number` starts: laying out the ring before the first flip."""
         return [("deal_ring", {})] if number == 1 else []
 

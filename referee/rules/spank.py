@@ -19,23 +19,49 @@ The rules, in plain words (PRODUCT.md, "Spank the Pig!"; the seed rule sheet):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from referee.events import (
     Awaiting,
     Cue,
-    Facts,
     Press,
+    Reason,
     Ruling,
     StandingRow,
     Standings,
     places,
 )
 from referee.rules import race
-from referee.rules.base import Option, Rules, RulesError, Status, choice, int_in, register
+from referee.rules.base import Phrase, Rules, Shared, Status, register
+from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
 
-COUNT_WORDS = {1: "whammy", 2: "whammies"}
+CHARACTERS = (("pug", "Pugs"), ("walrus", "Walruses"), ("cow", "Cows"),
+              ("zebracorn", "Zebracorns"), ("hippo", "Hippos"), ("bean", "Beans"))
+
+
+class Why(Reason):
+    """Spank the Pig!'s reasons (the judge's penalties and photo finishes are `Shared`)."""
+
+    SLAP_EARLY = "slap too early"
+    DOUBLE_EARLY = "declare a double too early"
+    SLAP_WITH_NO_PIG = "first to slap with no pig"
+    DOUBLE_WITH_NO_DOUBLE = "first to declare a double with no double"
+    FIRST_TO_A_PIG = "first to spank a pig"
+    NO_WHAMMY_TO_SHED = "first to spank a pig, no whammy to shed"
+    LAST_TO_THE_PIG = "last to spank the pig"
+    LAST_TO_THE_PIGS = "last to spank the pigs"
+    LAST_TO_THE_DOUBLE = "last to declare the double"
+    LAST_TO_THE_DOUBLES = "last to declare the doubles"
+
+
+# per race button: (early, first with nothing to press for, last with one, last with several)
+RACE_REASONS = {
+    "slap": (Why.SLAP_EARLY, Why.SLAP_WITH_NO_PIG, Why.LAST_TO_THE_PIG, Why.LAST_TO_THE_PIGS),
+    "double": (Why.DOUBLE_EARLY, Why.DOUBLE_WITH_NO_DOUBLE, Why.LAST_TO_THE_DOUBLE,
+               Why.LAST_TO_THE_DOUBLES),
+}
 
 
 @dataclass
@@ -74,14 +100,28 @@ class SpankThePig(Rules):
     TITLE: ClassVar[str] = "Spank the Pig!"
     SEATS: ClassVar[tuple[int, int]] = (2, 7)
     UNIT: ClassVar[str] = "whammies"
+    UNIT_WORDS: ClassVar[tuple[str, str]] = ("whammy", "whammies")
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap", "double")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
-        Option("deck", 72, int_in(2, 1_000_000), "cards in the deck, dealt equally"),
-        Option("tempo_ms", 500, int_in(100, 5000), "time between the cadence words"),
-        Option("window_ms", 3000, int_in(100, 60_000), "race window after the cue"),
-        Option("early_ms", 1500, int_in(0, 60_000), "before the cue, a press is early"),
-        Option("doubles", None, choice("buttons", "judge", "off"), "how doubles are refereed"),
+        Option.number("deck", 72, 2, 1_000_000, unit="cards", label="Deck",
+                      help="cards in the deck, dealt equally"),
+        Option.number("tempo_ms", 500, 100, 5000, unit="ms", label="Tempo",
+                      help="time between the cadence words"),
+        Option.number("window_ms", 3000, 100, 60_000, unit="ms", label="Race window",
+                      help="race window after the cue"),
+        Option.number("early_ms", 1500, 0, 60_000, unit="ms", label="Early window",
+                      help="before the cue, a press is early"),
+        Option.choice("doubles", None, ("buttons", "judge", "off"), label="Doubles",
+                      help="how doubles are refereed"),
     )
+    FACTS: ClassVar[tuple[Fact, ...]] = (
+        Fact("pigs", "count", "Pigs on the table", "pig or no pig?", "How many pigs?", yes=1, no=0, most=72,
+             shown=3, what="pig"),
+        Fact("doubles", "names", "Doubles showing (tap each character, then send)",
+             "double or no double?", "Which doubles?", yes=["double"], no=[], choices=CHARACTERS,
+             what="character", answers=("Send", "No double")),
+    )
+    REASONS: ClassVar[tuple[type[Reason], ...]] = (Why,)
 
     def __init__(self, seats: Any, options: Any = None) -> None:
         super().__init__(seats, options)
@@ -89,12 +129,31 @@ class SpankThePig(Rules):
             self.options["doubles"] = "buttons" if len(self.seats) <= 4 else "off"
         self.rounds: list[Round] = []
         self.open: list[Round] = []  # rounds whose race window has not closed
-        self.dirty: int | None = None  # the earliest round whose rulings must be re-derived
         self.awaiting: dict[int, Awaiting] = {}
         self.pending: list[Press] = []  # presses between rounds: early if a cue follows soon
         self.now_us = 0
         self.state = _Fold(dict.fromkeys(self.seats, 0), set(), set(), False, ())
         self.regular_rounds = self.options["deck"] // len(self.seats)
+
+    # -- what the game declares ---------------------------------------------------------------
+
+    @classmethod
+    def box_defaults(cls, seats: int, second_buttons: bool) -> dict[str, Any]:
+        """Doubles on the second buttons up to 4 seats, by the judge without them, off from 5
+        (the seed's advice)."""
+        return {"doubles": "off" if seats >= 5 else ("buttons" if second_buttons else "judge")}
+
+    def panel_facts(self) -> tuple[Fact, ...]:
+        """Doubles are the judge's to give only when the buttons race on them."""
+        return tuple(f for f in self.facts()
+                     if f.name != "doubles" or self.options["doubles"] == "buttons")
+
+    def schedule(self) -> Schedule:
+        return Schedule(tempo_ms=int(self.options["tempo_ms"]),
+                        pause_ms=int(self.options["pause_ms"]))
+
+    def planned_rounds(self) -> int:
+        return int(self.regular_rounds)
 
     # -- timeline -----------------------------------------------------------------------------
 
@@ -105,9 +164,11 @@ class SpankThePig(Rules):
     def round_count(self) -> int:
         return len(self.rounds)
 
-    def on_cue(self, cue: Cue) -> None:
+    def check_cue(self, cue: Cue) -> None:
         if self.rounds and cue.t_us < self.rounds[-1].cue_us:
             raise RulesError(f"cue at {cue.t_us} comes before the previous cue")
+
+    def on_cue(self, cue: Cue) -> None:
         if self.rounds:
             prev = self.rounds[-1]
             if cue.t_us < prev.close_us:
@@ -116,7 +177,7 @@ class SpankThePig(Rules):
         rnd = Round(len(self.rounds) + 1, cue.t_us, cue.t_us + self.options["window_ms"] * 1000)
         self.rounds.append(rnd)
         self.open.append(rnd)
-        self._refold(rnd.number)
+        self.refold(rnd.number)
         pending, self.pending = self.pending, []
         for press in pending:
             self._place(press)
@@ -148,11 +209,11 @@ class SpankThePig(Rules):
         presses[press.seat] = press.t_us
         self._settle_close(rnd)
         if rnd.closed:
-            self._refold(rnd.number)  # a press that reached us late: re-rule its round
+            self.refold(rnd.number)  # a press that reached us late: re-rule its round
 
     def _settle_close(self, rnd: Round) -> None:
         """Every active seat pressed every race button: the window closes `tie_us` later."""
-        if self.dirty is not None and self.dirty <= rnd.number:
+        if self.stale is not None and self.stale <= rnd.number:
             self.sync()  # who is active in this round depends on the rounds before it
         active = rnd.active
         if not active:
@@ -183,7 +244,7 @@ class SpankThePig(Rules):
                 if rnd.close_us <= self.now_us:
                     rnd.closed = True
                     self.changed.add(rnd.number)  # ruled, even when nothing happened
-                    self._refold(rnd.number)
+                    self.refold(rnd.number)
                 else:
                     still.append(rnd)
             self.open = still
@@ -192,44 +253,14 @@ class SpankThePig(Rules):
         for rnd in self.open:
             rnd.closed = True
             self.changed.add(rnd.number)
-            self._refold(rnd.number)
+            self.refold(rnd.number)
         self.open = []
         self.pending.clear()
-
-    def on_judge(self, number: int) -> None:
-        self._refold(number)
-
-    def check_facts(self, facts: Facts) -> None:
-        known = {"pigs", "doubles", "void"}
-        for key in facts.values:
-            if key not in known:
-                raise RulesError(f"facts field {key!r} is not used in {self.NAME}; use pigs, doubles or void")
-        if not isinstance(facts.values.get("void", False), bool):
-            raise RulesError(f"void must be true or false, not {facts.values['void']!r}")
-        pigs = facts.values.get("pigs")
-        if "pigs" in facts.values and (
-            isinstance(pigs, bool) or not isinstance(pigs, int) or not 0 <= pigs <= 72
-        ):
-            raise RulesError(f"pigs must be a whole number from 0 up, not {pigs!r}")
-        doubles = facts.values.get("doubles")
-        if "doubles" in facts.values and not (
-            isinstance(doubles, list) and all(isinstance(d, str) and d for d in doubles)
-        ):
-            raise RulesError(f"doubles must be a list of character names, not {doubles!r}")
 
     # -- ruling --------------------------------------------------------------------------------
 
     def _in_sudden_death(self, number: int) -> bool:
         return bool(number > self.regular_rounds)
-
-    def _refold(self, start: int) -> None:
-        """Mark rounds from `start` on for re-ruling; `sync` does it when a result is read."""
-        self.dirty = start if self.dirty is None else min(self.dirty, start)
-
-    def sync(self) -> None:
-        if self.dirty is not None:
-            start, self.dirty = self.dirty, None
-            self._fold(start)
 
     def _fold(self, start: int) -> None:
         """Re-rule rounds from `start` on, from the table as it stood before round `start`."""
@@ -309,8 +340,7 @@ class SpankThePig(Rules):
                 need.append("doubles")
             outputs += self._race(rnd, "double", d, tie)
 
-        for p in self.penalties_for(rnd.number):
-            outputs.append(Ruling(rnd.number, p.seat, p.count, p.reason, None))
+        outputs += self.penalty_rulings(rnd.number)
         # a whammy shed (p >= 3) comes off the pile as it stands after this round's whammies
         pile = dict(scores)
         for o in outputs:
@@ -321,8 +351,7 @@ class SpankThePig(Rules):
                 if pile[o.seat] > 0:
                     pile[o.seat] -= 1
                 else:
-                    outputs[i] = Ruling(o.round, o.seat, 0, o.reason + ", no whammy to shed",
-                                        o.margin_us)
+                    outputs[i] = Ruling(o.round, o.seat, 0, Why.NO_WHAMMY_TO_SHED, o.margin_us)
         if need:
             outputs.append(Awaiting(rnd.number, tuple(need)))
         return outputs
@@ -331,8 +360,7 @@ class SpankThePig(Rules):
         """One race: slaps with `count` pigs, or double presses with `count` doubles."""
         n = rnd.number
         active = rnd.active
-        noun = "pig" if button == "slap" else "double"
-        verb = "slap" if button == "slap" else "declare a double"
+        too_early, nothing_there, last_to_one, last_to_several = RACE_REASONS[button]
         early = [(t, s) for s, t in rnd.early[button].items() if s in active]
         pressed = {s: t for s, t in rnd.race[button].items() if s in active}
         # wrong presses: early ones always; every press when there was nothing to press for
@@ -341,24 +369,23 @@ class SpankThePig(Rules):
         if wrong:
             first = race.first(wrong, tie)
             if first.too_close:
-                out.append(Ruling(n, None, 0, "too close to call", first.margin_us))
+                out.append(Ruling(n, None, 0, Shared.TOO_CLOSE, first.margin_us))
             elif first.seat is not None:
                 was_early = min(wrong)[0] < rnd.cue_us
-                reason = f"{verb} too early" if was_early else f"first to {verb} with no {noun}"
+                reason = too_early if was_early else nothing_there
                 out.append(Ruling(n, first.seat, 1, reason, first.margin_us))
         if not count:
             return out
         if button == "slap" and count >= 3:
             named, margin = race.first_n([(t, s) for s, t in pressed.items()], count, tie)
-            out += [Ruling(n, seat, -1, "first to spank a pig", margin) for seat in named]
+            out += [Ruling(n, seat, -1, Why.FIRST_TO_A_PIG, margin) for seat in named]
             return out
         result = race.last(pressed, active, rnd.close_us, tie)
         if result.too_close:
-            out.append(Ruling(n, None, 0, "too close to call", result.margin_us))
+            out.append(Ruling(n, None, 0, Shared.TOO_CLOSE, result.margin_us))
         elif result.seat is not None:
-            plural = "s" if count > 1 else ""
-            what = f"spank the pig{plural}" if button == "slap" else f"declare the double{plural}"
-            out.append(Ruling(n, result.seat, count, f"last to {what}", result.margin_us))
+            reason = last_to_several if count > 1 else last_to_one
+            out.append(Ruling(n, result.seat, count, reason, result.margin_us))
         return out
 
     # -- reading the table ---------------------------------------------------------------------
@@ -393,25 +420,24 @@ class SpankThePig(Rules):
             over=self.state.over,
         )
 
-    def next_call(self) -> tuple[str, str | None] | None:
+    def next_call(self) -> Call | None:
         st = self.status()
         if st.over or st.race_open or st.awaiting is not None:
             return None
-        return ("cadence", None)
+        return Call("spank")
 
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's reaction time in round `number` (first slap − cue), µs."""
         rnd = self.rounds[number - 1]
         return {s: t - rnd.cue_us for s, t in rnd.race["slap"].items()}
 
-    def announcements(self, number: int) -> list[tuple[str, dict[str, Any]]]:
+    def announcements(self, number: int) -> list[Phrase]:
         """What to say before round `number` starts (deal at the first, last round...)."""
         self.sync()
-        said: list[tuple[str, dict[str, Any]]] = []
+        said: list[Phrase] = []
         if number == 1:
-            aside = self.options["deck"] % len(self.seats)
             said.append(("deal", {"cards": self.regular_rounds,
-                                  "aside": f"Set {aside} cards aside." if aside else ""}))
+                                  "aside_cards": self.options["deck"] % len(self.seats)}))
         if number == self.regular_rounds:
             said.append(("last_round", {}))
         elif number == self.regular_rounds + 1 or (
@@ -419,6 +445,18 @@ class SpankThePig(Rules):
         ):
             said.append(("sudden_death", {"seats": ", ".join(self.active_seats())}))
         return said
+
+    def said_after(self, number: int, new: Sequence[Ruling], first: bool) -> list[Phrase]:
+        """A clean round is said; a seat with several whammies in one round is told how many
+        face-up cards to take into its whammy pile."""
+        if first and not self.round_outputs(number):
+            return [("nobody", {})]
+        totals: dict[str, list[int]] = {}
+        for r in new:
+            if r.seat is not None and r.delta > 0:
+                totals.setdefault(r.seat, []).append(r.delta)
+        return [("take_cards", {"seat": seat, "n": sum(deltas)})
+                for seat, deltas in totals.items() if len(deltas) > 1]
 
     def active_seats(self) -> tuple[str, ...]:
         """Who plays the next round (the tied leaders in sudden death)."""

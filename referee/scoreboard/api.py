@@ -22,10 +22,11 @@ from typing import Any, TypeVar, cast
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from referee.config import ConfigError, SeatConfig, default_config
-from referee.engine.ports import TablePort
+from referee.config import ConfigError, SeatConfig, build_seats
+from referee.engine.ports import EnginePort, TablePort
 from referee.events import Facts, Penalty, Undo
-from referee.rules.base import REGISTRY, RulesError, rules_for
+from referee.rules.base import all_facts, games, rules_for
+from referee.rules.declare import Fact, RulesError
 from referee.scoreboard.history import player_stats, table_games
 from referee.scoreboard.live import Hub
 from referee.scoreboard.pin import PinGuard
@@ -33,8 +34,8 @@ from referee.store.database import StoreError, export_lines
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
-FACT_FIELDS = ("pigs", "doubles", "match", "claim", "void")
 MAX_TEXT = 200
+MAX_NAMES = 12  # names in one fact (doubles showing...)
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -90,7 +91,7 @@ def body() -> dict[str, Any]:
     except (ValueError, RecursionError):  # bad UTF-8, bad JSON, NaN, nesting too deep
         raise ApiError(400, "the body is not valid JSON; send a JSON object") from None
     if not isinstance(data, dict):
-        raise ApiError(400, "the body must be a JSON object, e.g. {\"round\": 1, \"pigs\": 1}")
+        raise ApiError(400, "the body must be a JSON object, e.g. {\"round\": 1, \"void\": true}")
     return data
 
 
@@ -139,7 +140,7 @@ def _short(value: Any) -> str:
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
-def engine() -> Any:
+def engine() -> EnginePort:
     c = ctx()
     c.hub.attach()
     eng = c.table.engine
@@ -238,25 +239,33 @@ def check_pin() -> Response:
 @needs_pin
 def facts() -> Response:
     data = body()
-    only(data, ("round", *FACT_FIELDS))
+    known = all_facts()  # the facts the games declare; the game running checks its own
+    only(data, ("round", *known))
     number = whole(data, "round", 1, 1_000_000)
-    values: dict[str, Any] = {}
-    if "pigs" in data:
-        values["pigs"] = whole(data, "pigs", 0, 72)
-    if "doubles" in data:
-        doubles = data["doubles"]
-        if not isinstance(doubles, list) or len(doubles) > 12 or not all(
-            isinstance(d, str) and d.strip() and len(d) <= 40 for d in doubles
-        ):
-            raise ApiError(400, "doubles must be a list of character names, e.g. [\"hippo\"], "
-                                f"not {_short(doubles)}")
-        values["doubles"] = [d.strip() for d in doubles]
-    for key in ("match", "claim", "void"):
-        if key in data:
-            values[key] = flag(data, key)
+    values = {name: fact_value(fact, data) for name, fact in known.items() if name in data}
     if not values:
-        raise ApiError(400, "name at least one fact: pigs, doubles, match, claim or void")
+        raise ApiError(400, f"name at least one fact: {', '.join(known)}")
     return jsonify(command("feed", event=Facts(number, values)))
+
+
+def fact_value(fact: Fact, data: dict[str, Any]) -> Any:
+    """One fact's value from a request body, as its declaration says it must be."""
+    if fact.kind == "count":
+        return whole(data, fact.name, 0, fact.most)
+    if fact.kind == "flag":
+        return flag(data, fact.name)
+    names = data[fact.name]
+    if not isinstance(names, list) or len(names) > MAX_NAMES or not all(
+        isinstance(n, str) and n.strip() and len(n) <= 40 for n in names
+    ):
+        example = f'["{fact.choices[0][0]}"]' if fact.choices else '["name"]'
+        raise ApiError(400, f"{fact.name} must be a list of {fact.what or 'name'} names, "
+                            f"e.g. {example}, not {_short(names)}")
+    try:
+        fact.check(names)
+    except RulesError as exc:
+        raise ApiError(400, _one_line(exc)) from None
+    return [n.strip() for n in names]
 
 
 @api.post("/penalty")
@@ -315,11 +324,7 @@ def _seat_configs(raw: Any, current: Any) -> tuple[list[dict[str, Any]], tuple[S
                 item[key] = pin
         given.append(item)
     try:
-        base = default_config([g["name"] for g in given])
-        seats = tuple(
-            SeatConfig(name=g["name"], colour=g.get("colour") or d.colour,
-                       slap=g.get("slap", d.slap), double=g.get("double", d.double), led=d.led)
-            for g, d in zip(given, base.seats, strict=True))
+        seats = build_seats(given)
         dataclasses.replace(current, seats=seats)  # checks names, colours and pin clashes
     except ConfigError as exc:
         raise ApiError(400, _one_line(exc)) from None
@@ -333,10 +338,8 @@ def new_game() -> Response:
     data = body()
     only(data, ("game", "seats", "options", "practice"))
     game = text(data, "game", limit=40)
-    if game not in REGISTRY:
-        rules_for("spank-the-pig")  # imports every game module into the registry
-    if game not in REGISTRY:
-        raise ApiError(400, f"unknown game {game!r}; choose one of {', '.join(sorted(REGISTRY))}")
+    if game not in games():
+        raise ApiError(400, f"unknown game {game!r}; choose one of {', '.join(games())}")
     options = data.get("options", {})
     if not isinstance(options, dict) or not all(
         isinstance(v, str | int | bool) and len(str(v)) <= 40 for v in options.values()

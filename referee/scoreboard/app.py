@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,8 @@ from werkzeug.exceptions import HTTPException
 
 import referee
 from referee.config import DOUBLE_KEYS, JUDGE_KEYS, SLAP_KEYS
-from referee.events import Facts
-from referee.rules.base import REGISTRY, Option, Rules, rules_for
+from referee.engine.ports import TablePort
+from referee.rules.base import games
 from referee.scoreboard.api import ApiError, Context, register
 from referee.scoreboard.history import chart, player_stats, table_games
 from referee.scoreboard.live import Hub
@@ -36,8 +35,6 @@ THREADS = STREAM_LIMIT + 8  # the rest answer pages and API calls
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
        "frame-ancestors 'none'")
-FACT_SAMPLES: dict[str, Any] = {"pigs": 1, "doubles": ["hippo"], "match": True, "claim": True,
-                                "void": True}
 
 
 def web_dir() -> Path:
@@ -46,59 +43,17 @@ def web_dir() -> Path:
     return packaged if packaged.is_dir() else Path(referee.__file__).parent.parent / "web"
 
 
-@cache
-def fact_kinds(game: str) -> tuple[str, ...]:
-    """Which facts the judge may give in `game`: asked of the game's own rules."""
-    cls = REGISTRY.get(game)
-    if cls is None:
-        return ()
-    lo = cls.SEATS[0]
-    try:
-        rules = cls([f"Seat{i}" for i in range(lo)], {})
-    except Exception:  # a game that needs options cannot be probed: offer every fact
-        return tuple(FACT_SAMPLES)
-    kinds = []
-    for kind, sample in FACT_SAMPLES.items():
-        try:
-            rules.check_facts(Facts(1, {kind: sample}))
-        except Exception:
-            continue
-        kinds.append(kind)
-    return tuple(kinds)
-
-
-def option_info(opt: Option) -> dict[str, Any]:
-    """An option for the setup page: its default, help, and its choices if it has any."""
-    info: dict[str, Any] = {"name": opt.name, "default": opt.default, "help": opt.help,
-                            "kind": "text"}
-    try:
-        opt.parse("\x00not-a-value")
-    except (TypeError, ValueError) as exc:
-        message = str(exc)
-        if message.startswith("expected one of "):
-            info["kind"] = "choice"
-            info["choices"] = [c.strip() for c in message[len("expected one of "):].split(",")]
-        elif "whole number" in message:
-            info["kind"] = "number"
-    if info["kind"] == "text" and isinstance(opt.default, bool):
-        info["kind"] = "bool"
-    elif info["kind"] == "text" and isinstance(opt.default, int):
-        info["kind"] = "number"
-    return info
-
-
 def games_catalogue() -> list[dict[str, Any]]:
-    rules_for("spank-the-pig")  # imports every game module
-    out = []
-    for name, cls in sorted(REGISTRY.items()):
-        out.append({"name": name, "title": cls.TITLE, "seats": list(cls.SEATS), "unit": cls.UNIT,
-                    "buttons": list(cls.BUTTONS),
-                    "options": [option_info(o) for o in cls.known_options().values()]})
-    return out
+    """Every game as the setup page offers it, from what each game declares."""
+    return [{"name": name, "title": cls.TITLE, "seats": list(cls.SEATS), "unit": cls.UNIT,
+             "unit_words": list(cls.UNIT_WORDS), "buttons": list(cls.BUTTONS),
+             "options": [o.to_json() for o in cls.known_options().values()],
+             "facts": [f.to_json() for f in cls.facts()]}
+            for name, cls in games().items()]
 
 
-def make_decorate(table: Any) -> Callable[[dict[str, Any] | None], dict[str, Any]]:
-    """The engine's snapshot plus what the pages need: colours, the box, the judge's facts."""
+def make_decorate(table: TablePort) -> Callable[[dict[str, Any] | None], dict[str, Any]]:
+    """The engine's snapshot plus what the pages need: colours and the box."""
 
     def decorate(snap: dict[str, Any] | None) -> dict[str, Any]:
         config = table.config
@@ -108,20 +63,13 @@ def make_decorate(table: Any) -> Callable[[dict[str, Any] | None], dict[str, Any
             snap = {"game": None, "title": None, "game_id": None, "practice": False,
                     "phase": "setup", "round": 0, "rounds": None, "unit": None, "seats": [],
                     "seat_order": [], "rulings": [], "reactions_us": {}, "awaiting": None,
-                    "final": False, "winners": [], "options": {}, "said": "", "stuck": []}
+                    "final": False, "winners": [], "options": {}, "said": "", "stuck": [],
+                    "facts": [], "fact_info": {}, "quiet": False, "buttons": []}
         view = dict(snap)
-        game = snap.get("game")
-        cls: type[Rules] | None = REGISTRY.get(game) if isinstance(game, str) else None
-        kinds = list(fact_kinds(game)) if isinstance(game, str) else []
-        options = snap.get("options") or {}
-        if "doubles" in kinds and options.get("doubles", "buttons") != "buttons":
-            kinds.remove("doubles")
         view["colours"] = {s: colours.get(s, "#8b949e") for s in snap.get("seat_order", [])}
-        view["facts"] = kinds
-        view["quiet"] = bool(cls is not None and not cls.ROUNDS_FROM_CUES)
         view["mock"] = bool(table.mock)
         view["box"] = {
-            "double": [s for s in doubles_pins if options.get("doubles") == "buttons"],
+            "double": [s for s in doubles_pins if "double" in snap.get("buttons", [])],
             "judge_keys": config.judge is not None,
         }
         return view
@@ -129,7 +77,7 @@ def make_decorate(table: Any) -> Callable[[dict[str, Any] | None], dict[str, Any
     return decorate
 
 
-def create_app(table: Any, *, clock: Any = None) -> Flask:
+def create_app(table: TablePort, *, clock: Any = None) -> Flask:
     web = web_dir()
     app = Flask(__name__, static_folder=str(web / "static"), static_url_path="/static",
                 template_folder=str(web / "templates"))
@@ -150,14 +98,20 @@ def create_app(table: Any, *, clock: Any = None) -> Flask:
     def judge() -> str:
         return render_template("judge.html", page="judge", mock=table.mock)
 
-    @app.get("/setup")
-    def setup() -> str:
+    def setup_data() -> dict[str, Any]:
         seats = [{"name": s.name, "colour": s.colour, "slap": s.slap, "double": s.double}
                  for s in table.config.seats]
         engine = table.engine
         current = engine.rules.NAME if engine is not None else table.config.game
-        return render_template("setup.html", page="setup", mock=table.mock,
-                               setup={"games": games_catalogue(), "seats": seats, "game": current})
+        return {"games": games_catalogue(), "seats": seats, "game": current}
+
+    @app.get("/setup")
+    def setup() -> str:
+        return render_template("setup.html", page="setup", mock=table.mock, setup=setup_data())
+
+    @app.get("/api/setup")
+    def setup_catalogue() -> Response:
+        return jsonify(setup_data())
 
     @app.get("/history")
     def history() -> str:
@@ -219,7 +173,7 @@ def create_app(table: Any, *, clock: Any = None) -> Flask:
 class WebServer:
     """waitress in a daemon thread; `close()` ends the event streams and stops it."""
 
-    def __init__(self, table: Any, host: str, port: int, *, threads: int = THREADS) -> None:
+    def __init__(self, table: TablePort, host: str, port: int, *, threads: int = THREADS) -> None:
         from waitress import create_server
 
         self.app = create_app(table)
@@ -248,5 +202,5 @@ class WebServer:
         self.thread.join(timeout=2)
 
 
-def serve_in_thread(table: Any, host: str = "127.0.0.1", port: int = 8000) -> WebServer:
+def serve_in_thread(table: TablePort, host: str = "127.0.0.1", port: int = 8000) -> WebServer:
     return WebServer(table, host, port)

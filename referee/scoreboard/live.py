@@ -21,7 +21,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from referee.engine.ports import EnginePort, TablePort
 
 log = logging.getLogger(__name__)
 
@@ -42,14 +45,14 @@ class Client:
 class Hub:
     """Fans engine events out to the open streams of one table."""
 
-    def __init__(self, table: Any, decorate: Callable[[dict[str, Any] | None], dict[str, Any]],
+    def __init__(self, table: TablePort, decorate: Callable[[dict[str, Any] | None], dict[str, Any]],
                  *, max_streams: int = 64) -> None:
         self.table = table
         self.decorate = decorate
         self.max_streams = max_streams
         self.clients: tuple[Client, ...] = ()  # replaced, never mutated: read without the lock
         self.closed = False
-        self._engine: Any = None
+        self._engine: EnginePort | None = None
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._last_state: dict[str, Any] | None = None
@@ -68,7 +71,7 @@ class Hub:
             engine.subscribe(partial(self._on_event, engine))
         self.broadcast(self.message("state", self.state()))
 
-    def _on_event(self, engine: Any, kind: str, data: dict[str, Any]) -> None:
+    def _on_event(self, engine: EnginePort, kind: str, data: dict[str, Any]) -> None:
         """The engine's listener (engine thread): format once, queue for everyone, never wait."""
         if engine is not self._engine or self.closed:
             return

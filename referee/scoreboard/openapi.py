@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from referee import __version__
+from referee.rules.base import all_facts
+from referee.rules.declare import Fact
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -63,7 +65,7 @@ SCHEMAS: dict[str, Any] = {
                                 "round": {"type": "integer", "minimum": 1},
                                 "need": {"type": "array", "items": {
                                     "type": "string",
-                                    "description": "pigs, doubles, match or claim"}}}},
+                                    "description": "the facts asked (see Facts)"}}}},
     "SeatScore": {"type": "object", "required": ["seat", "score", "place", "out"],
                   "properties": {"seat": {"type": "string"}, "score": {"type": "integer"},
                                  "place": {"type": "integer", "minimum": 1},
@@ -78,7 +80,7 @@ SCHEMAS: dict[str, Any] = {
         "description": "The whole table; the same object every `state` event carries.",
         "required": ["game", "game_id", "phase", "round", "seats", "rulings", "awaiting"],
         "properties": {
-            "game": {"type": ["string", "null"], "description": "log name, e.g. spank-the-pig"},
+            "game": {"type": ["string", "null"], "description": "the game's log name"},
             "title": {"type": ["string", "null"]},
             "game_id": {"type": ["integer", "null"]},
             "practice": {"type": "boolean"},
@@ -86,7 +88,7 @@ SCHEMAS: dict[str, Any] = {
                                                  "paused", "over"]},
             "round": {"type": "integer", "minimum": 0},
             "rounds": {"type": ["integer", "null"], "description": "regular rounds, if known"},
-            "unit": {"type": ["string", "null"], "description": "whammies, lives or cards"},
+            "unit": {"type": ["string", "null"], "description": "the score's unit"},
             "seats": {"type": "array", "items": _ref("SeatScore"),
                       "description": "standings order"},
             "seat_order": {"type": "array", "items": {"type": "string"}},
@@ -103,22 +105,16 @@ SCHEMAS: dict[str, Any] = {
             "colours": {"type": "object", "additionalProperties": {"type": "string"}},
             "facts": {"type": "array", "items": {"type": "string"},
                       "description": "facts the judge may give in this game"},
-            "quiet": {"type": "boolean", "description": "the game hides its races (Pig)"},
+            "fact_info": {"type": "object", "description": "fact name → its declaration: "
+                                                           "kind, label, question, answers"},
+            "quiet": {"type": "boolean", "description": "the game hides its races"},
+            "call": {"type": "string", "description": "the words of the latest call"},
+            "buttons": {"type": "array", "items": {"type": "string"},
+                        "description": "the buttons the game's races read"},
+            "words": {"type": "object", "description": "the game's own words: unit, ..."},
             "mock": {"type": "boolean"},
             "box": {"type": "object"},
         },
-    },
-    "Facts": {
-        "type": "object", "required": ["round"], "additionalProperties": False,
-        "description": "What the judge saw in a round; give at least one fact. A later one corrects.",
-        "properties": {"round": {"type": "integer", "minimum": 1},
-                       "pigs": {"type": "integer", "minimum": 0, "maximum": 72,
-                                "description": "3 means three or more"},
-                       "doubles": {"type": "array", "maxItems": 12,
-                                   "items": {"type": "string", "minLength": 1, "maxLength": 40},
-                                   "description": "the characters showing a double, [] for none"},
-                       "match": {"type": "boolean"}, "claim": {"type": "boolean"},
-                       "void": {"type": "boolean", "description": "the round does not count"}},
     },
     "Penalty": {
         "type": "object", "required": ["round", "seat"], "additionalProperties": False,
@@ -126,6 +122,17 @@ SCHEMAS: dict[str, Any] = {
                        "seat": {"type": "string", "minLength": 1, "maxLength": 40},
                        "count": {"type": "integer", "minimum": 1, "maximum": 20, "default": 1},
                        "reason": {"type": "string", "minLength": 1, "maxLength": 200}},
+    },
+    "Setup": {
+        "type": "object", "required": ["games", "seats", "game"],
+        "properties": {
+            "games": {"type": "array", "items": {"type": "object", "description": (
+                "name, title, seats [fewest, most], unit, unit_words [one, many], buttons, "
+                "options (name, label, help, kind number|choice, default, unit, min/max or "
+                "choices) and facts (name, kind count|names|flag, label, question, ask, "
+                "answers)")}},
+            "seats": {"type": "array", "items": {"type": "object"}},
+            "game": {"type": "string", "description": "the game set up now"}},
     },
     "Empty": {"type": "object", "additionalProperties": False,
               "description": "no body, or an empty object"},
@@ -140,7 +147,7 @@ SCHEMAS: dict[str, Any] = {
     },
     "NewGame": {
         "type": "object", "required": ["game"], "additionalProperties": False,
-        "properties": {"game": {"type": "string", "description": "e.g. spank-the-pig"},
+        "properties": {"game": {"type": "string", "description": "a game's log name"},
                        "seats": {"type": "array", "minItems": 2, "maxItems": 8,
                                  "items": _ref("SeatSetup"),
                                  "description": "in seat order; leave out to keep the seats"},
@@ -191,6 +198,25 @@ RESPONSES: dict[str, Any] = {
 }
 
 
+def _fact_schema(fact: Fact) -> dict[str, Any]:
+    if fact.kind == "count":
+        return {"type": "integer", "minimum": 0, "maximum": fact.most, "description": fact.label}
+    if fact.kind == "names":
+        return {"type": "array", "maxItems": 12, "description": fact.label,
+                "items": {"type": "string", "minLength": 1, "maxLength": 40}}
+    return {"type": "boolean", "description": fact.label}
+
+
+def facts_schema() -> dict[str, Any]:
+    """The facts body, from the facts the games declare."""
+    return {
+        "type": "object", "required": ["round"], "additionalProperties": False,
+        "description": "What the judge saw in a round; give at least one fact. A later one corrects.",
+        "properties": {"round": {"type": "integer", "minimum": 1},
+                       **{name: _fact_schema(f) for name, f in all_facts().items()}},
+    }
+
+
 def openapi_document() -> dict[str, Any]:
     paths: dict[str, Any] = {
         "/": _page("Live table view"),
@@ -211,6 +237,10 @@ def openapi_document() -> dict[str, Any]:
             "responses": {"200": {"description": "an event stream",
                                   "content": {"text/event-stream": {}}},
                           "503": _err("Busy")}}},
+        "/api/setup": {"get": {
+            "summary": "What a game can be set up with: every game's seats, options and facts, "
+                       "as the games declare them, and this table's seats",
+            "tags": ["api"], "responses": {"200": _json(_ref("Setup"), "the catalogue")}}},
         "/api/games": {"get": {"summary": "Past games (practice games excluded), newest first",
                                "tags": ["history"], "responses": {"200": _json(
                                    {"type": "object", "properties": {"games": {
@@ -264,7 +294,7 @@ def openapi_document() -> dict[str, Any]:
                                 "and set up games. Errors are {\"error\": \"one line\"}."},
         "paths": paths,
         "components": {
-            "schemas": SCHEMAS,
+            "schemas": {**SCHEMAS, "Facts": facts_schema()},
             "responses": RESPONSES,
             "securitySchemes": {"TablePin": {"type": "apiKey", "in": "header",
                                              "name": "X-Table-Pin"}},

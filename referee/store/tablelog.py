@@ -26,7 +26,9 @@ from referee.events import (
     Standings,
     Undo,
 )
-from referee.rules.base import Rules, RulesError, rules_for
+from referee.rules.base import Rules, all_facts, rules_for
+from referee.rules.declare import RulesError
+from referee.rules.replay import ReplayError, drive
 
 MAX_LINE = 64 * 1024
 
@@ -88,11 +90,12 @@ def event_from_json(obj: Any) -> Event:
             raise ValueError(f"button must be 'slap' or 'double', not {button!r}")
         return Press(_int(obj, "t_us", lo=0), _text(obj, "seat"), button)
     if kind == "facts":
-        values = {k: v for k, v in obj.items() if k not in ("type", "round")}
-        known = {"pigs", "doubles", "match", "claim", "void"}
-        values = {k: v for k, v in values.items() if k in known}
+        known = all_facts()  # extra fields are allowed: those no game declares are dropped
+        values = {k: v for k, v in obj.items() if k in known}
         if not values:
-            raise ValueError("facts line names no facts (pigs, doubles, match, claim or void)")
+            names = list(known)
+            raise ValueError(f"facts line names no facts ({', '.join(names[:-1])} or "
+                             f"{names[-1]})")
         return Facts(_int(obj, "round", lo=1), values)
     if kind == "penalty":
         reason = obj.get("reason", "judge's penalty")
@@ -187,39 +190,10 @@ def _replay(lines: Iterable[str], overrides: Mapping[str, Any] | None) -> Replay
         rules = new_rules(first.event, overrides)
     except RulesError as exc:
         raise LogError(first.line, str(exc)) from None
-    timed: list[tuple[int, int, LoggedEvent]] = []
-    judge: list[LoggedEvent] = []
-    cues_seen = 0
-    for item in events:
-        ev = item.event
-        if isinstance(ev, GameStart):
-            raise LogError(item.line, "a second game line; a log holds exactly one game")
-        if isinstance(ev, Cue | Press):
-            seat = ev.seat
-            if seat is not None and seat not in rules.seats:
-                raise LogError(item.line, f"seat {seat!r} is not at this table "
-                                          f"({', '.join(rules.seats)})")
-            if isinstance(ev, Cue):
-                cues_seen += 1
-            timed.append((ev.t_us, len(timed), item))
-        else:
-            if isinstance(ev, Facts | Penalty) and rules.ROUNDS_FROM_CUES and ev.round > cues_seen:
-                raise LogError(item.line, f"round {ev.round} has no cue before this line "
-                                          f"(cues so far: {cues_seen})")
-            judge.append(item)
-    timed.sort(key=lambda x: (x[0], x[1]))
-    for t_us, _, item in timed:
-        try:
-            rules.advance(t_us)
-            rules.feed(item.event)
-        except RulesError as exc:
-            raise LogError(item.line, str(exc)) from None
-    rules.finish()
-    for item in judge:
-        try:
-            rules.feed(item.event)
-        except RulesError as exc:
-            raise LogError(item.line, str(exc)) from None
+    try:
+        drive(rules, ((item.line, item.event) for item in events))
+    except ReplayError as exc:
+        raise LogError(exc.line, exc.message) from None
     return Replay(rules, rules.outputs(), rules.standings())
 
 

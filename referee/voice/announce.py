@@ -18,7 +18,7 @@ from referee.clock import now_us
 
 class Announcer(Protocol):
     def cadence(self, key: str, params: dict[str, Any], tempo_ms: int) -> int:
-        """Start calling the words of phrase `key` (e.g. "spank", "turn") `tempo_ms` apart.
+        """Start calling the words of phrase `key` (a call a game declares) `tempo_ms` apart.
 
         Returns at once with the engine-clock time (µs) at which the last word (the go-word) sounds.
         """
@@ -26,6 +26,12 @@ class Announcer(Protocol):
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         """Say phrase `key` as soon as the voice is free (`interrupt`: cut a stale one short)."""
+        ...
+
+    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = ()
+                   ) -> None:
+        """Get ready to say, at once, every phrase a table with these seats can say ahead of time,
+        and the phrases `said` its game knows it will say; returns at once."""
         ...
 
     def describe(self) -> str:
@@ -71,6 +77,10 @@ class PrintAnnouncer:
         self.said.append((key, dict(params), self.clock()))
         if not self.quiet:
             print("  » " + " ".join(self._words(key, params)), file=self.out, flush=True)
+
+    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = ()
+                   ) -> None:
+        pass  # printing needs nothing ready
 
     def describe(self) -> str:
         return "no speech: phrases are printed"

@@ -369,7 +369,7 @@ class RecordingSink:
             print("  » " + item.label, file=self.out, flush=True)
 
     def _beat(self, item: Scheduled, beat: str) -> None:
-        """A cadence is printed beat by beat as it sounds, so "PIG!" shows at the cue."""
+        """A cadence is printed beat by beat as it sounds, so the go-word shows at the cue."""
         if self.out is not None:
             print("  » " + beat, file=self.out, flush=True)
 

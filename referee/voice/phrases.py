@@ -5,12 +5,14 @@ beat is the go-word); any other phrase is one beat. Parameters are filled with `
 
 To translate, copy `ENGLISH` (the phrases) and `ENGLISH_WORDS` (the small words the helpers below
 build parameters from: units, numbers, ranks, variant actions, "and") into a new `Language` and add
-it to `LANGUAGES`; a key missing from a translation falls back to English. Reasons arrive from the
-rules as English text ("last to spank the pig"); a translation maps them in `words["reasons"]`.
+it to `LANGUAGES`; a key missing from a translation falls back to English. The games declare what
+is said (phrase keys, their reasons, their facts' questions); the words are here. Reasons arrive
+as the game's English text ("last to tap"); a translation maps them in `words["reasons"]`.
 
 `table_lines(seats)` lists every phrase a table can say that can be known ahead of time (cadence
-beats, turn calls, prompts, dealing, counts...): the speech cache renders them at start and
-`referee speech render DIR` writes them out. Rulings carry a margin, so they are rendered when said.
+beats, turn calls, prompts, counts...), with the phrases a game says it will say: the speech cache
+renders them at start and `referee speech render DIR` writes them out. Rulings carry a margin, so
+they are rendered when said. Only phrases the referee says are here.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from referee.events import Ruling
 
 ENGLISH: dict[str, list[str]] = {
     # cadences (the last beat is the go-word)
@@ -30,31 +34,19 @@ ENGLISH: dict[str, list[str]] = {
     "ruling_plain": ["{seat}: {reason}. {count_words}."],
     "too_close": ["Too close to call."],
     "nobody": ["Clean round."],
+    "unclear": ["Unclear: nobody loses."],
     "correction": ["Correction, round {round}: {text}"],
-    "penalty": ["{seat}: {reason}. {count_words}."],
-    "undone": ["Undone."],
-    "take_cards": ["{seat}, take {cards} face-up cards into your whammy pile."],
-    # Pig / Spoons / Tongue
+    "take_cards": ["{seat}, take {number} face-up cards into your whammy pile."],
+    # lives and eliminations
     "lives": ["{seat}: {letters}."],
     "eliminated": ["{seat} is out. Remove one set of four cards."],
-    "unclear": ["Unclear: nobody loses."],
-    "void": ["No four of a kind. The round does not count."],
     "co_winners": ["{seats} win together!"],
-    # Pig's Tail
-    "takes_pile": ["{seat} takes the pile: {cards} cards."],
-    "false_start": ["{seat}: false start. Take the pile."],
-    "no_match": ["No match."],
-    "first_card": ["First card: nothing to match."],
-    "ring_empty": ["The ring is empty."],
-    # the judge
+    # the judge ({question}: the judge_<fact> phrases of the facts asked, else the game's own)
     "awaiting": ["Judge: {question}"],
     "judge_pigs": ["pig or no pig?"],
     "judge_doubles": ["double or no double?"],
-    "judge_shout": ["who was last to shout?"],
     "judge_match": ["match or no match?"],
-    "judge_claim": ["was that four of a kind?"],
     # game flow
-    "welcome": ["{game}. Let's play!"],
     "practice": ["Practice round."],
     "practice_over": ["Practice over. Now for real."],
     "deal": ["Deal {cards} cards to each player. {aside}"],
@@ -62,20 +54,25 @@ ENGLISH: dict[str, list[str]] = {
     "deal_sets": ["Use the {ranks}: one set of four per player. Deal four cards to each player."],
     "deal_ring": ["Shuffle all fifty-two cards and lay them face down in a ring."],
     "variant_rule": ["Four of a kind? Quietly {act}."],
-    "remove_set": ["Remove one set of four cards."],
-    "rounds_left": ["{rounds} rounds to go."],
     "last_round": ["Last round!"],
     "sudden_death": ["Sudden death: {seats}."],
     "standings": ["{text}"],
     "standing_row": ["{seat}, {count_words}."],  # count_words not capitalised
     "champion": ["{seats} {verb} the champion!"],
-    "game_over": ["Game over. {text}"],
     "paused": ["Paused."],
     "resumed": ["Play on."],
     # the box
     "stuck": ["{seat}'s {button} button is stuck."],
     "button_check": ["{seat}, {button} button."],
 }
+
+# The phrase keys that games call rounds (and beats) with: spoken beat by beat, on time.
+CALLS = ("spank", "turn", "pass")
+
+
+def names_a_seat(key: str) -> bool:
+    return any("{seat}" in beat for beat in ENGLISH[key])
+
 
 ENGLISH_WORDS: dict[str, Any] = {
     "and": "and",
@@ -96,13 +93,6 @@ ENGLISH_WORDS: dict[str, Any] = {
         "pig": "touch your nose",
         "spoons": "grab a spoon",
         "tongue": "stick out your tongue",
-    },
-    "games": {
-        "spank-the-pig": "Spank the Pig",
-        "pig": "Pig",
-        "spoons": "Spoons",
-        "tongue": "Tongue",
-        "pigs-tail": "Pig's Tail",
     },
     "buttons": {"slap": "slap", "double": "double"},
     "reasons": {},  # English reasons are said as the rules wrote them
@@ -138,7 +128,8 @@ def words(key: str, params: dict[str, Any] | None = None, language: str = "en") 
     """The beats of phrase `key` with `params` filled in.
 
     Convenience parameters are completed when missing: `margin_ms` from `margin_us`,
-    `count_words` from `count` (+ `unit`, default whammies), and `reason` is translated.
+    `count_words` from `count` (+ `unit`, default whammies, and `unit_words`, the game's own
+    one and many for a unit this table has no words for), and `reason` is translated.
     """
     lang = LANGUAGES.get(language, LANGUAGES["en"])
     beats = lang.phrases.get(key) or ENGLISH[key]
@@ -155,7 +146,7 @@ def _complete(params: dict[str, Any], lang: Language) -> dict[str, Any]:
         params["margin_ms"] = round(int(params["margin_us"]) / 1000)
     if "count_words" not in params and "count" in params:
         params["count_words"] = count_words(int(params["count"]), params.get("unit", "whammies"),
-                                            lang.code)
+                                            lang.code, words=params.get("unit_words"))
     if "reason" in params:
         params["reason"] = _word(lang, "reasons").get(params["reason"], params["reason"])
     # the rules give numbers and names; the words for them are the voice's
@@ -167,6 +158,17 @@ def _complete(params: dict[str, Any], lang: Language) -> dict[str, Any]:
         params["letters"] = letters_words(int(params["lost"]), lang.code)
     if isinstance(params.get("seats"), list | tuple):
         params["seats"] = list_words(list(params["seats"]), lang.code)
+    if "number" not in params and "n" in params:
+        params["number"] = number_words(int(params["n"]), lang.code)
+    if "aside" not in params and "aside_cards" in params:
+        aside = int(params["aside_cards"])
+        params["aside"] = text("deal_aside", {"cards": aside}, lang.code) if aside else ""
+    if "question" not in params and "need" in params:
+        asks = list(params.get("asks") or ())
+        params["question"] = " ".join(
+            text(f"judge_{need}", None, lang.code) if f"judge_{need}" in ENGLISH
+            else (asks[i] if i < len(asks) else f"{need}?")
+            for i, need in enumerate(params["need"]))
     if "rank" not in params and "rank_index" in params:
         ranks: list[str] = _word(lang, "ranks")
         i = int(params["rank_index"])
@@ -185,12 +187,16 @@ def number_words(n: int, language: str = "en") -> str:
 
 
 def count_words(
-    n: int, unit: str = "whammies", language: str = "en", *, capital: bool = True
+    n: int, unit: str = "whammies", language: str = "en", *, capital: bool = True,
+    words: Sequence[str] | None = None,
 ) -> str:
-    """ "One whammy", "Two whammies", "One off the whammy pile" (n < 0)."""
+    """ "One whammy", "Two whammies", "One off the whammy pile" (n < 0); a unit the table has
+    no words for is said with `words` (the game's one and many) or its own name."""
     lang = LANGUAGES.get(language, LANGUAGES["en"])
     units: Mapping[str, tuple[str, str, str]] = _word(lang, "units")
-    one, many, back = units.get(unit, ("{n} " + unit, "{n} " + unit, "{n} " + unit))
+    one_word, many_word = (words[0], words[1]) if words else (unit, unit)
+    one, many, back = units.get(unit, ("{n} " + one_word, "{n} " + many_word,
+                                       "{n} " + one_word + " back"))
     form = back if n < 0 else (one if abs(n) == 1 else many)
     said = form.format(n=number_words(abs(n), lang.code))
     return said[:1].upper() + said[1:] if capital else said
@@ -217,45 +223,36 @@ def ranks_words(sets: int, language: str = "en") -> str:
 
 
 def ruling_phrase(
-    seat: str | None,
-    reason: str,
-    delta: int,
-    margin_us: int | None = None,
+    ruling: Ruling,
     unit: str = "whammies",
     language: str = "en",
+    unit_words: Sequence[str] | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    """The phrase key and parameters that announce one ruling (as `referee.events.Ruling` has it)."""
-    if seat is None:
-        if reason == "too close to call":
-            return "too_close", {}
+    """The phrase key and parameters that announce one ruling: its reason's phrase key ("ruling":
+    the seat, the reason and the count, with the margin when there is one)."""
+    key = ruling.reason.phrase
+    if key != "ruling":
+        return key, {}
+    if ruling.seat is None:
         return "nobody", {}
     params: dict[str, Any] = {
-        "seat": seat,
-        "reason": reason,
-        "count_words": count_words(delta, unit, language),
+        "seat": ruling.seat,
+        "reason": ruling.text,
+        "count_words": count_words(ruling.delta, unit, language, words=unit_words),
     }
-    if margin_us is None:
+    if ruling.margin_us is None:
         return "ruling_plain", params
-    return "ruling", {**params, "margin_us": margin_us}
+    return "ruling", {**params, "margin_us": ruling.margin_us}
 
 
 def standings_text(rows: Iterable[tuple[str, int]], unit: str = "whammies",
-                   language: str = "en") -> str:
+                   language: str = "en", *, words: Sequence[str] | None = None) -> str:
     """ "Blue, one whammy. Red, two whammies." for (seat, score) rows in place order."""
     return " ".join(
-        text("standing_row", {"seat": seat, "count_words": count_words(score, unit, language,
-                                                                        capital=False)}, language)
+        text("standing_row", {"seat": seat, "count_words": count_words(
+            score, unit, language, capital=False, words=words)}, language)
         for seat, score in rows
     )
-
-
-def deal_params(seats: int, deck: int = 72, language: str = "en") -> dict[str, Any]:
-    """Parameters of "deal" for Spank the Pig!: equal hands, the remainder set aside."""
-    aside = deck % seats
-    return {
-        "cards": deck // seats,
-        "aside": text("deal_aside", {"cards": aside}, language) if aside else "",
-    }
 
 
 # ------------------------------------------------------------------------------------------------
@@ -274,11 +271,13 @@ def slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower() or "x"
 
 
-def table_lines(seats: Sequence[str], language: str = "en") -> list[Line]:
-    """Every phrase a table with these seats can say that is known before play (all games).
+def table_lines(seats: Sequence[str], language: str = "en",
+                said: Sequence[tuple[str, dict[str, Any]]] = ()) -> list[Line]:
+    """Every phrase a table with these seats can say that is known before play (all games), and
+    the phrases `said` that a game knows it will say (dealing...).
 
-    Cadences are listed beat by beat (each beat is its own clip). Rulings, which carry a margin,
-    appear once each as an example (for listening), with the first seat and 42 milliseconds.
+    Cadences are listed beat by beat (each beat is its own clip). Rulings carry a margin: they
+    are rendered when said.
     """
     lang = get_language(language)
     lines: list[Line] = []
@@ -288,26 +287,25 @@ def table_lines(seats: Sequence[str], language: str = "en") -> list[Line]:
             beats = len(lang.phrases.get(key) or ENGLISH[key])
             lines.append(Line(f"{name}.{i}" if beats > 1 else name, beat))
 
-    add("spank", "spank")
-    add("pass", "pass")
-    for seat in seats:
-        add(f"turn.{slug(seat)}", "turn", {"seat": seat})
-    for key in ("too_close", "nobody", "undone", "unclear", "void", "no_match", "first_card",
-                "ring_empty", "practice", "practice_over", "deal_ring", "remove_set",
+    for call in CALLS:
+        if names_a_seat(call):
+            for seat in seats:
+                add(f"{call}.{slug(seat)}", call, {"seat": seat})
+        else:
+            add(call, call)
+    for key in ("too_close", "nobody", "unclear", "practice", "practice_over", "deal_ring",
                 "last_round", "paused", "resumed"):
         add(key, key)
-    for need in ("pigs", "doubles", "shout", "match", "claim", "pigs+doubles"):
-        question = " ".join(text(f"judge_{n}", None, lang.code) for n in need.split("+"))
-        add(f"awaiting.{slug(need)}", "awaiting", {"question": question})
-    for game, title in _word(lang, "games").items():
-        add(f"welcome.{game}", "welcome", {"game": title})
+    for key in ENGLISH:  # one fact asked (a game's facts asked together come in `said`)
+        if key.startswith("judge_"):
+            need = key.removeprefix("judge_")
+            add(f"awaiting.{slug(need)}", "awaiting", {"need": [need]})
     for variant, act in _word(lang, "variants").items():
         add(f"variant_rule.{variant}", "variant_rule", {"act": act})
     n = len(seats)
-    add("deal", "deal", deal_params(n, 72, lang.code))
     add("deal_sets", "deal_sets", {"ranks": ranks_words(n, lang.code)})
-    for rounds in range(2, 72 // max(n, 1)):
-        add(f"rounds_left.{rounds}", "rounds_left", {"rounds": rounds})
+    for i, (key, params) in enumerate(said):
+        add(f"{slug(key)}.{i}", key, params)
     for seat in seats:
         s = slug(seat)
         for button in _word(lang, "buttons").values():
@@ -315,17 +313,7 @@ def table_lines(seats: Sequence[str], language: str = "en") -> list[Line]:
         for lost in (1, 2, 3):
             add(f"lives.{s}.{lost}", "lives", {"seat": seat, "letters": letters_words(lost, lang.code)})
         add(f"eliminated.{s}", "eliminated", {"seat": seat})
-        add(f"false_start.{s}", "false_start", {"seat": seat})
         add(f"champion.{s}", "champion", {"seats": seat, "verb": _word(lang, "verb_one")})
-    if seats:
-        first = seats[0]
-        for reason, delta in (("last to spank the pig", 1), ("first to slap with no pig", 1),
-                              ("first to the pigs", -1)):
-            key, params = ruling_phrase(first, reason, delta, 42_000, "whammies", lang.code)
-            add(f"example.{key}.{slug(reason)}", key, params)
-        add("example.takes_pile", "takes_pile", {"seat": first, "cards": 7})
-        add("example.standings", "standings",
-            {"text": standings_text([(s, i) for i, s in enumerate(seats)], "whammies", lang.code)})
     unique: dict[str, Line] = {}
     for line in lines:
         unique.setdefault(line.text, line)

@@ -172,8 +172,11 @@ class SpeechAnnouncer:
             else:
                 self._submit(1, lambda said=said: self._pin(said))  # type: ignore[misc]
 
-    def warm_table(self, seats: Sequence[str], *, wait: bool = False) -> None:
-        self.warm([line.text for line in phrases.table_lines(seats, self.language)], wait=wait)
+    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
+                   *, wait: bool = False) -> None:
+        """Render every phrase this table can say ahead of time (see `phrases.table_lines`)."""
+        lines = phrases.table_lines(seats, self.language, said)
+        self.warm([line.text for line in lines], wait=wait)
 
     def idle(self, timeout: float = 10.0) -> bool:
         """Wait until no rendering job is queued or running (tests, benchmarks, shutdown)."""
@@ -288,9 +291,9 @@ class SpeechAnnouncer:
 
 
 def startup_texts(language: str = "en") -> list[str]:
-    """What must be ready before any cue is promised: the seat-free cadence beats."""
-    turn = phrases.words("turn", {"seat": ""}, language)
-    return [*phrases.words("spank", {}, language), *phrases.words("pass", {}, language), turn[-1]]
+    """What must be ready before any cue is promised: the seat-free beats of every call."""
+    return [beat for call in phrases.CALLS for beat in phrases.words(call, {"seat": ""}, language)
+            if any(ch.isalpha() for ch in beat)]
 
 
 def make_announcer(
@@ -356,8 +359,12 @@ def render_all(
             shutil.copyfile(renderer.path(line.text), target)
             written.append(target)
             index.append(f"{target.name}\t{clip.onset_s * 1000:.1f}\t{line.text}")
-        cadences: list[tuple[str, str, dict[str, Any]]] = [("spank", "spank", {}), ("pass", "pass", {})]
-        cadences += [(f"turn.{phrases.slug(s)}", "turn", {"seat": s}) for s in seats]
+        cadences: list[tuple[str, str, dict[str, Any]]] = []
+        for call in phrases.CALLS:
+            if phrases.names_a_seat(call):
+                cadences += [(f"{call}.{phrases.slug(s)}", call, {"seat": s}) for s in seats]
+            else:
+                cadences.append((call, call, {}))
         for name, key, params in cadences:
             clips = renderer.clips(phrases.words(key, params, opts.language))
             mix = premix(clips, round(tempo_ms * clips[0].samplerate / 1000))
@@ -409,29 +416,26 @@ def speech_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def speech_main(argv: Sequence[str] | argparse.Namespace | None = None) -> int:
+def speech_main(argv: Sequence[str] | None = None) -> int:
     """`referee speech render DIR [--seats ...]` / `say TEXT` / `doctor`; exit status 2 on a
-    bad voice, rate or folder. Takes argv, or the namespace of the `referee` parser (attributes
-    speech_command, dir, seats, voice, rate, volume, language, cache, tempo_ms, text)."""
-    args = argv if isinstance(argv, argparse.Namespace) else speech_parser().parse_args(argv)
-    command = getattr(args, "speech_command", None) or "render"
-    rate = getattr(args, "rate", None)
-    volume = getattr(args, "volume", None)
+    bad voice, rate or folder."""
+    args = speech_parser().parse_args(argv)
+    command = args.speech_command
     try:
         opts = SpeechOptions(
-            voice=getattr(args, "voice", None),
-            rate=175 if rate is None else int(rate),
-            volume=1.0 if volume is None else float(volume),
-            language=getattr(args, "language", None) or "en",
-            cache_dir=getattr(args, "cache", None),
+            voice=args.voice,
+            rate=175 if args.rate is None else int(args.rate),
+            volume=1.0 if args.volume is None else float(args.volume),
+            language=args.language or "en",
+            cache_dir=args.cache,
         )
         if command == "render":
             started = time.monotonic()
-            seats = [s.strip() for s in str(getattr(args, "seats", "")).split(",") if s.strip()]
+            seats = [s.strip() for s in str(args.seats).split(",") if s.strip()]
             directory = Path(args.dir)
             try:
                 written = render_all(directory, seats, opts,
-                                     tempo_ms=getattr(args, "tempo_ms", 600))
+                                     tempo_ms=args.tempo_ms)
             except OSError as exc:
                 if exc.filename is None or not str(exc.filename).startswith(str(directory)):
                     raise

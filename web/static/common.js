@@ -3,18 +3,7 @@
 
 const TR = (() => {
   const PIN_KEY = "tableReferee.pin";
-  const UNITS = {
-    whammies: ["whammy", "whammies"],
-    lives: ["life lost", "lives lost"],
-    cards: ["card", "cards"],
-  };
-  const QUESTIONS = {
-    pigs: "How many pigs?",
-    doubles: "Which doubles?",
-    match: "Match or no match?",
-    claim: "Was that four of a kind?",
-    shout: "Who was last to shout?",
-  };
+  /* Everything game-specific comes from the state: the game declares it (words, fact_info, call). */
 
   /** el("li", {class: "x", text: "hi"}, child, ...) */
   function el(tag, props, ...children) {
@@ -36,7 +25,7 @@ const TR = (() => {
   }
 
   function unitWord(unit, n, words) {
-    const [one, many] = (words && words.unit) || UNITS[unit] || [unit || "", unit || ""];
+    const [one, many] = (words && words.unit) || [unit || "", unit || ""];
     return Math.abs(n) === 1 ? one : many;
   }
 
@@ -65,7 +54,7 @@ const TR = (() => {
       case "setup": return s.game ? "Getting ready" : "No game";
       case "cadence":
         if (s.quiet) return "Playing";
-        return s.game === "spank-the-pig" ? "Spank… the… PIG!" : s.game === "pigs-tail" ? "Flip!" : "Get ready…";
+        return s.call || "Get ready…";
       case "race": return s.quiet ? "Playing" : "Race!";
       case "awaiting": return "Waiting for the judge";
       case "ruled": return s.quiet ? "Playing" : "Ruled";
@@ -83,8 +72,9 @@ const TR = (() => {
     return `Round ${s.round}`;
   }
 
-  function question(awaiting) {
-    return awaiting.need.map((n) => QUESTIONS[n] || n).join(" ");
+  function question(awaiting, state) {
+    const info = (state && state.fact_info) || {};
+    return awaiting.need.map((n) => (info[n] && info[n].ask) || `${n}?`).join(" ");
   }
 
   /** One ruling line as nodes: who, +n unit, reason, margin. */

@@ -3,8 +3,6 @@
 
 (() => {
   const {el, who, rulingLine, question, act} = TR;
-  const CHARACTERS = [["pug", "Pugs"], ["walrus", "Walruses"], ["cow", "Cows"],
-    ["zebracorn", "Zebracorns"], ["hippo", "Hippos"], ["bean", "Beans"]];
   const $ = (id) => document.getElementById(id);
   const recent = new Map(); // round -> ruling event
   let state = null;
@@ -22,57 +20,56 @@
     return act("/api/facts", {round, ...values}, `Round ${round}: ${label}`);
   }
 
+  /* Built from what the game declares (state.fact_info): a count, a list of names, or a flag. */
   function factWidgets(kinds, roundOf) {
+    const info = (state && state.fact_info) || {};
     const blocks = [];
     for (const kind of kinds) {
-      if (kind === "pigs") {
-        blocks.push(factBlock("Pigs on the table",
-          el("div", {class: "choices", role: "group", "aria-label": "Pigs"},
-            [0, 1, 2, 3].map((n) => el("button", {
-              type: "button", class: "btn", "data-fact": "pigs", "data-value": String(n),
-              "aria-label": n === 3 ? "3 or more pigs" : `${n} pig${n === 1 ? "" : "s"}`,
-              onclick: () => sendFacts(roundOf(), {pigs: n}, `${n === 3 ? "3+" : n} pig${n === 1 ? "" : "s"}`),
-            }, n === 3 ? "3+" : String(n))))));
-      } else if (kind === "doubles") {
-        const chosen = new Set();
-        const send = el("button", {type: "button", class: "btn primary", "data-fact": "doubles-send",
-          onclick: () => sendFacts(roundOf(), {doubles: [...chosen]},
-            chosen.size ? `doubles: ${[...chosen].join(", ")}` : "no double")}, "Send: no double");
-        const chips = CHARACTERS.map(([value, label]) => {
-          const chip = el("button", {type: "button", class: "btn", "aria-pressed": "false",
-            "data-fact": "double", "data-value": value}, label);
-          chip.addEventListener("click", () => {
-            if (chosen.has(value)) chosen.delete(value); else chosen.add(value);
-            chip.setAttribute("aria-pressed", String(chosen.has(value)));
-            send.textContent = chosen.size ? `Send ${chosen.size} double${chosen.size > 1 ? "s" : ""}` : "Send: no double";
-          });
-          return chip;
-        });
-        blocks.push(factBlock("Doubles showing (tap each character, then send)",
-          el("div", {class: "choices chars", role: "group", "aria-label": "Doubles"}, chips),
-          el("div", {class: "row wrap"},
-            el("button", {type: "button", class: "btn", "data-fact": "no-double",
-              onclick: () => sendFacts(roundOf(), {doubles: []}, "no double")}, "No double"), send)));
-      } else if (kind === "match") {
-        blocks.push(factBlock("Did the flip match?", el("div", {class: "choices"},
-          el("button", {type: "button", class: "btn", "data-fact": "match", "data-value": "true",
-            onclick: () => sendFacts(roundOf(), {match: true}, "match")}, "Match"),
-          el("button", {type: "button", class: "btn", "data-fact": "match", "data-value": "false",
-            onclick: () => sendFacts(roundOf(), {match: false}, "no match")}, "No match"))));
-      } else if (kind === "claim") {
-        blocks.push(factBlock("Was the claim a real four of a kind?", el("div", {class: "choices"},
-          el("button", {type: "button", class: "btn", "data-fact": "claim", "data-value": "true",
-            onclick: () => sendFacts(roundOf(), {claim: true}, "real claim")}, "Real"),
-          el("button", {type: "button", class: "btn", "data-fact": "claim", "data-value": "false",
-            onclick: () => sendFacts(roundOf(), {claim: false}, "false claim")}, "False"))));
-      } else if (kind === "void") {
-        blocks.push(factBlock("Void", el("button", {type: "button", class: "btn danger", "data-fact": "void",
+      const f = info[kind];
+      if (!f) continue;
+      if (f.name === "void") {
+        blocks.push(factBlock(f.label, el("button", {type: "button", class: "btn danger", "data-fact": "void",
           onclick: () => {
             const n = roundOf();
             if (confirm(`Void round ${n}? It will not count.`)) sendFacts(n, {void: true}, "voided");
-          }}, "Void this round")));
-      } else if (kind === "shout") {
-        blocks.push(el("p", {class: "hint"}, "Name who was last to shout with a penalty below."));
+          }}, f.answers[0])));
+      } else if (f.kind === "count") {
+        const many = (n) => n === f.shown ? `${n} or more ${f.what}s` : `${n} ${f.what}${n === 1 ? "" : "s"}`;
+        const counts = Array.from({length: f.shown + 1}, (_, n) => n);
+        blocks.push(factBlock(f.label,
+          el("div", {class: "choices", role: "group", "aria-label": f.label},
+            counts.map((n) => el("button", {
+              type: "button", class: "btn", "data-fact": f.name, "data-value": String(n), "aria-label": many(n),
+              onclick: () => sendFacts(roundOf(), {[f.name]: n}, `${n === f.shown ? `${n}+` : n} ${f.what}${n === 1 ? "" : "s"}`),
+            }, n === f.shown ? `${n}+` : String(n))))));
+      } else if (f.kind === "names") {
+        const chosen = new Set();
+        const [sendWord, noneWord] = f.answers;
+        const send = el("button", {type: "button", class: "btn primary", "data-fact": `${f.name}-send`,
+          onclick: () => sendFacts(roundOf(), {[f.name]: [...chosen]},
+            chosen.size ? `${f.name}: ${[...chosen].join(", ")}` : noneWord)}, `${sendWord}: ${noneWord}`);
+        const chips = f.choices.map(([value, label]) => {
+          const chip = el("button", {type: "button", class: "btn", "aria-pressed": "false",
+            "data-fact": `${f.name}-item`, "data-value": value}, label);
+          chip.addEventListener("click", () => {
+            if (chosen.has(value)) chosen.delete(value); else chosen.add(value);
+            chip.setAttribute("aria-pressed", String(chosen.has(value)));
+            send.textContent = chosen.size ? `${sendWord} ${chosen.size}` : `${sendWord}: ${noneWord}`;
+          });
+          return chip;
+        });
+        blocks.push(factBlock(f.label,
+          el("div", {class: "choices chars", role: "group", "aria-label": f.label}, chips),
+          el("div", {class: "row wrap"},
+            el("button", {type: "button", class: "btn", "data-fact": `${f.name}-none`,
+              onclick: () => sendFacts(roundOf(), {[f.name]: []}, noneWord)}, noneWord), send)));
+      } else {
+        const [yes, no] = f.answers;
+        blocks.push(factBlock(f.label, el("div", {class: "choices"},
+          el("button", {type: "button", class: "btn", "data-fact": f.name, "data-value": "true",
+            onclick: () => sendFacts(roundOf(), {[f.name]: true}, yes.toLowerCase())}, yes),
+          el("button", {type: "button", class: "btn", "data-fact": f.name, "data-value": "false",
+            onclick: () => sendFacts(roundOf(), {[f.name]: false}, no.toLowerCase())}, no))));
       }
     }
     return blocks;
@@ -115,7 +112,7 @@
       $("question-facts").replaceChildren();
       return;
     }
-    $("question-title").textContent = `Round ${a.round}: ${question(a)}`;
+    $("question-title").textContent = `Round ${a.round}: ${question(a, s)}`;
     $("question-hint").hidden = true;
     $("question-facts").replaceChildren(...factWidgets(a.need, () => a.round));
   }

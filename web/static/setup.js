@@ -83,11 +83,12 @@
       input = el("input", {id, type: "checkbox", "data-option": opt.name, checked: !!opt.default});
     } else {
       input = el("input", {id, type: opt.kind === "number" ? "number" : "text", "data-option": opt.name,
-        value: opt.default ?? "", inputmode: opt.kind === "number" ? "numeric" : null});
+        value: opt.default ?? "", inputmode: opt.kind === "number" ? "numeric" : null,
+        min: opt.kind === "number" ? String(opt.min) : null, max: opt.kind === "number" ? String(opt.max) : null});
     }
     if (opt.name === "deck") input.addEventListener("input", () => { deckTouched = true; });
-    const def = opt.default === null ? "automatic" : String(opt.default);
-    return el("label", {for: id}, opt.name.replaceAll("_", " "), input,
+    const def = opt.default === null ? "automatic" : `${opt.default}${opt.unit ? " " + opt.unit : ""}`;
+    return el("label", {for: id}, opt.label, input,
       el("span", {class: "hint"}, `${opt.help} (default ${def})`));
   }
 

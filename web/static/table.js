@@ -35,7 +35,7 @@
 
   function renderBanner(s) {
     if (s.awaiting && s.phase !== "over") {
-      banner.replaceChildren(`Judge: ${question(s.awaiting)}`,
+      banner.replaceChildren(`Judge: ${question(s.awaiting, s)}`,
         el("small", {}, `Round ${s.awaiting.round} waits for the judge panel`));
       banner.hidden = false;
     } else {

@@ -208,11 +208,15 @@ def finish(walk: Walk, out: Path) -> None:
 
 
 def raw_keys(game: str) -> list[str]:
-    """An option's key as a person must never read it: "tie_us", "tie us"."""
+    """An option's key or a choice's value as a person must never read them: "tie_us", "tie us",
+    "lose-life" (a key that reads as words, like "false claim" for its label, is fine)."""
     keys = []
-    for name in rules_for(game).known_options():
+    for name, opt in rules_for(game).known_options().items():
         if "_" in name:
-            keys += [name, name.replace("_", " ")]
+            keys.append(name)
+            if name.replace("_", " ").lower() != opt.label.lower():
+                keys.append(name.replace("_", " "))
+        keys += [str(c) for c in opt.choices if "-" in str(c) or "_" in str(c)]
     return keys
 
 

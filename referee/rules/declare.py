@@ -50,6 +50,7 @@ class Option:
     lo: int = 0
     hi: int = 0
     choices: tuple[str | int, ...] = ()
+    labels: tuple[str, ...] = ()  # each choice in words, for the setup page ("Nobody loses")
 
     @classmethod
     def number(cls, name: str, default: int | None, lo: int, hi: int, *, label: str, help: str,
@@ -58,8 +59,10 @@ class Option:
 
     @classmethod
     def choice(cls, name: str, default: str | int | None, choices: tuple[str | int, ...], *,
-               label: str, help: str) -> Option:
-        return cls(name, default, "choice", label, help, choices=choices)
+               label: str, help: str, labels: tuple[str, ...] = ()) -> Option:
+        if labels and len(labels) != len(choices):
+            raise ValueError(f"option {name!r}: one label per choice, {len(choices)} in all")
+        return cls(name, default, "choice", label, help, choices=choices, labels=labels)
 
     def read(self, value: Any) -> Any:
         parsed = self._number(value) if self.kind == "number" else self._choice(value)
@@ -107,6 +110,7 @@ class Option:
             out["min"], out["max"] = self.lo, self.hi
         else:
             out["choices"] = list(self.choices)
+            out["choice_labels"] = list(self.labels) or [str(c) for c in self.choices]
         return out
 
 

@@ -111,15 +111,19 @@ class Pig(RederivedRules):
     SILENT_RACE: ClassVar[bool] = True  # say nothing, light nothing, show nothing at a claim
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.choice("variant", "pig", tuple(VARIANTS), label="Variant",
-                      help="what a claim looks like"),
+                      help="what a claim looks like",
+                      labels=tuple(f"{v.title()}: {VARIANTS[v].act}" for v in VARIANTS)),
         Option.number("window_ms", 15000, 1000, 600_000, unit="ms", label="Race window",
                       help="race window after a claim"),
         Option.choice("stragglers", "no-one", ("no-one", "all-lose"), label="Stragglers",
-                      help="two or more never pressed: nobody loses, or all of them do"),
+                      help="two or more never pressed: nobody loses, or all of them do",
+                      labels=("Nobody loses", "Each of them loses a life")),
         Option.choice("false_claim", "lose-life", ("lose-life", "nothing"), label="False claim",
-                      help="what a rejected claim costs the claimer"),
+                      help="what a rejected claim costs the claimer",
+                      labels=("The claimer loses a life", "Nothing")),
         Option.choice("lives", 1, (1, 3), label="Lives",
-                      help="lives per seat (3: the letters P, I, G)"),
+                      help="lives per seat (3: the letters P, I, G)",
+                      labels=("1: out at the first loss", "3: the letters P, I, G")),
         Option.number("pass_beat_ms", 0, 0, 60_000, unit="ms", label="Pass beat",
                       help="a 'Pass!' beat every so often (0: off)"),
     )

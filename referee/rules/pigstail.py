@@ -87,7 +87,9 @@ class PigsTail(RederivedRules):
     UNIT_WORDS: ClassVar[tuple[str, str]] = ("card", "cards")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.choice("take", "flipper", ("flipper", "slowest"), label="Who takes the pile",
-                      help="who takes the pile on a match"),
+                      help="who takes the pile on a match",
+                      labels=("The flipper, who claims the match",
+                              "The slowest: everyone taps on a match")),
         Option.number("turn_ms", 4000, 200, 60_000, unit="ms", label="Turn pace",
                       help="pace of the turn calls"),
         Option.number("tempo_ms", 400, 50, 5000, unit="ms", label="Tempo",

@@ -112,7 +112,8 @@ class SpankThePig(Rules):
         Option.number("early_ms", 1500, 0, 60_000, unit="ms", label="Early window",
                       help="before the cue, a press is early"),
         Option.choice("doubles", None, ("buttons", "judge", "off"), label="Doubles",
-                      help="how doubles are refereed"),
+                      help="how doubles are refereed",
+                      labels=("Double buttons race", "The judge names who was late", "Off")),
     )
     FACTS: ClassVar[tuple[Fact, ...]] = (
         Fact("pigs", "count", "Pigs on the table", "pig or no pig?", "How many pigs?", yes=1, no=0, most=72,

@@ -77,8 +77,9 @@
     let input;
     if (opt.kind === "choice") {
       input = el("select", {id, "data-option": opt.name},
-        opt.default === null ? el("option", {value: ""}, "automatic") : null,
-        opt.choices.map((c) => el("option", {value: c, selected: c === opt.default}, c)));
+        opt.default === null ? el("option", {value: ""}, "Automatic") : null,
+        opt.choices.map((c, i) => el("option", {value: c, selected: c === opt.default},
+          (opt.choice_labels || [])[i] || String(c))));
     } else if (opt.kind === "bool") {
       input = el("input", {id, type: "checkbox", "data-option": opt.name, checked: !!opt.default});
     } else {
@@ -87,9 +88,13 @@
         min: opt.kind === "number" ? String(opt.min) : null, max: opt.kind === "number" ? String(opt.max) : null});
     }
     if (opt.name === "deck") input.addEventListener("input", () => { deckTouched = true; });
-    const def = opt.default === null ? "automatic" : `${opt.default}${opt.unit ? " " + opt.unit : ""}`;
-    return el("label", {for: id}, opt.label, input,
-      el("span", {class: "hint"}, `${opt.help} (default ${def})`));
+    const shown = (v) => opt.kind === "choice"
+      ? (opt.choice_labels || [])[opt.choices.indexOf(v)] || String(v) : `${v}${opt.unit ? " " + opt.unit : ""}`;
+    const def = opt.default === null ? "automatic" : shown(opt.default);
+    const field = opt.kind === "number" && opt.unit
+      ? el("span", {class: "with-unit"}, input, el("span", {class: "unit"}, opt.unit)) : input;
+    return el("label", {for: id}, opt.label, field,
+      el("span", {class: "hint"}, `${opt.help[0].toUpperCase()}${opt.help.slice(1)} (default: ${def}).`));
   }
 
   function renderGame() {

@@ -252,11 +252,11 @@ class Warming(PrintAnnouncer):
 
 
 @pytest.mark.parametrize(("game", "options", "questions"), [
-    ("spank-the-pig", {"doubles": "buttons"}, ["pig or no pig?", "double or no double?",
-                                                "pig or no pig? double or no double?"]),
-    ("spank-the-pig", {"doubles": "off"}, ["pig or no pig?"]),
+    ("spank-the-pig", {"doubles": "buttons"}, ["Pig or no pig?", "Double or no double?",
+                                                "Pig or no pig? Double or no double?"]),
+    ("spank-the-pig", {"doubles": "off"}, ["Pig or no pig?"]),
     ("pig", {}, []),  # a claim is never questioned aloud: the judge rejects it unasked
-    ("pigs-tail", {"take": "slowest"}, ["match or no match?"]),
+    ("pigs-tail", {"take": "slowest"}, ["Match or no match?"]),
     ("pigs-tail", {"take": "flipper"}, []),
 ])
 def test_the_voice_gets_ready_for_what_the_game_will_say(tmp_path: Path, game: str,

@@ -350,7 +350,7 @@ def test_announcements_deal_lives_elimination_and_co_winners() -> None:
         t += 20 * S
     rules.advance(t)
     assert rules.announcements(2) == [("lives", {"seat": "Purple", "lost": 1, "left": 2})]
-    assert said(2) == ["Purple: P."]
+    assert said(2) == ["Purple takes the letter P."]
     assert rules.announcements(4) == [("eliminated", {"seat": "Purple", "rank_index": 4})]
     rules.feed(Penalty(3, "Yellow", 3, "peeked"))
     rules.feed(Penalty(3, "Green", 3, "peeked"))

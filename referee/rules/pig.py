@@ -151,10 +151,20 @@ class Pig(RederivedRules):
         return Schedule(pause_ms=int(self.options["pause_ms"]), silent=True,
                         beat_ms=int(self.options["pass_beat_ms"]), beat="pass")
 
+    def refutable(self, number: int) -> Fact | None:
+        """A claim stands unless the judge says it was no four of a kind."""
+        return None if "claim" in self.facts_for(number) else self.FACTS[0]
+
+    def racing(self, number: int) -> tuple[str, ...]:
+        """The seats still in the game when round `number` was claimed."""
+        self.sync()
+        return tuple(self.rounds[number - 1].active)
+
     def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
         """Letters for lives lost (P-I-G), and what a claim looks like in this variant."""
         variant = VARIANTS[self.options["variant"]]
-        return {"unit": list(self.UNIT_WORDS), "thing": variant.thing, "act": variant.act,
+        return {"unit": list(self.UNIT_WORDS), "pressed": self.PRESSED,
+                "thing": variant.thing, "act": variant.act,
                 "letters": {seat: "-".join(LETTERS[:min(n, len(LETTERS))])
                             for seat, n in scores.items()}}
 

@@ -8,8 +8,8 @@ scores 1, a shared place ½ (a tie is half a win), a worse place 0. Each player'
 K/(n−1) × (scored − expected), from the ratings before the game, games taken in the order played.
 Only games that are over (or ended by the judge) after at least one ruled round count, and only
 real games: a `referee demo` game is listed but neither rated nor counted in the reaction times.
-A reaction is a press answering a cue; the press that opens a round (a claim in Pig) answers
-nothing, so it is no reaction (it would read as "0 ms").
+A reaction is a press answering a cue; the press that opens a round (a claim, in games whose
+rounds a press opens) answers nothing, so it is no reaction (it would read as "0 ms").
 """
 
 from __future__ import annotations

@@ -55,7 +55,10 @@ const TR = (() => {
       case "cadence":
         if (s.quiet) return "Playing";
         return s.call || "Get ready…";
-      case "race": return s.quiet ? "Playing" : "Race!";
+      case "race":
+        if (s.quiet) return "Playing";
+        // one seat in the race: it is that seat's turn (a flipper claims), nobody races
+        return s.racing && s.racing.length === 1 && s.seat_order.length > 1 ? `${s.racing[0]}'s flip` : "Race!";
       case "awaiting": return "Waiting for the judge";
       case "ruled": return s.quiet ? "Playing" : "Ruled";
       case "paused": return "Paused";
@@ -66,18 +69,19 @@ const TR = (() => {
 
   function roundLabel(s) {
     if (!s.game) return "No game yet";
-    if (!s.round) return s.rounds ? `${s.rounds} rounds to play` : "First round coming";
+    if (!s.round) return s.rounds ? `${s.rounds} rounds to play` : s.quiet ? "Playing" : "First round coming";
     if (s.rounds && s.round > s.rounds) return `Sudden death · round ${s.round}`;
     if (s.rounds) return `Round ${s.round} of ${s.rounds}` + (s.round === s.rounds ? " · last round" : "");
     return `Round ${s.round}`;
   }
 
-  function question(awaiting, state) {
-    const info = (state && state.fact_info) || {};
-    return awaiting.need.map((n) => (info[n] && info[n].ask) || `${n}?`).join(" ");
+  /** The judge's question, in the words the referee says it (the server's phrase table). */
+  function question(awaiting) {
+    return awaiting.question || awaiting.need.map((n) => `${n}?`).join(" ");
   }
 
-  /** One ruling line as nodes: who, +n unit, reason, margin. */
+  /** One ruling line as nodes, in the words the referee says it: who, +n unit, what
+      ("last to spank the pig by 42 milliseconds", the margin picked out); no seat: the sentence. */
   function rulingLine(state, r) {
     const parts = [];
     if (r.seat) {
@@ -85,10 +89,12 @@ const TR = (() => {
       const sign = r.delta > 0 ? "+" : r.delta < 0 ? "−" : "±";
       parts.push(el("span", {class: "delta " + (r.delta > 0 ? "up" : r.delta < 0 ? "down" : "")},
         `${sign}${Math.abs(r.delta)} ${unitWord(state.unit, r.delta, state.words)}`));
-    }
-    parts.push(el("span", {class: r.seat ? "what" : "who"}, r.reason));
-    if (r.margin_us !== null && r.margin_us !== undefined && r.margin_us > 0) {
-      parts.push(el("span", {class: "margin"}, "by " + ms(r.margin_us)));
+      const what = r.what || r.reason;
+      const m = / by (\d+ milliseconds?)$/.exec(what);
+      parts.push(el("span", {class: "what"}, m ? what.slice(0, m.index) : what));
+      if (m) parts.push(el("span", {class: "margin"}, "by " + m[1]));
+    } else {
+      parts.push(el("span", {class: "who"}, r.said || r.reason));
     }
     return parts;
   }

@@ -33,6 +33,7 @@ ENGLISH: dict[str, list[str]] = {
     # (the pages show the same words: {what} beside the seat and its count)
     "ruling": ["{seat}: {what}. {count_words}."],
     "what_margin": ["{reason} by {margin_ms} milliseconds"],
+    "ruling_never": ["{seat} {what}. {count_words}."],  # {what}: "never slapped: last to..."
     "what_never": ["never {pressed}: {reason}"],  # the seat never pressed: no margin to tell
     "too_close": ["Too close to call."],
     "too_close_never": ["{seats} never {pressed}: too close to call."],
@@ -275,14 +276,16 @@ def ruling_phrase(
     if ruling.seat is None:
         return "nobody", {}
     reason = ruling.text
+    key = "ruling"
     if ruling.seat in never:
         what = text("what_never", {"pressed": pressed, "reason": reason}, language)
+        key = "ruling_never"
     elif ruling.margin_us is not None:
         what = text("what_margin", {"reason": reason, "margin_us": ruling.margin_us}, language)
     else:
         what = _word(LANGUAGES.get(language, LANGUAGES["en"]), "reasons").get(reason, reason)
-    return "ruling", {"seat": ruling.seat, "what": what,
-                      "count_words": count_words(ruling.delta, unit, language, words=unit_words)}
+    return key, {"seat": ruling.seat, "what": what,
+                 "count_words": count_words(ruling.delta, unit, language, words=unit_words)}
 
 
 def ruling_shown(key: str, params: dict[str, Any], language: str = "en") -> dict[str, str]:

@@ -42,6 +42,9 @@ if not shutil.which(CHROMIUM):
     pytest.skip("Debian's chromium is not installed (apt install chromium)", allow_module_level=True)
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        # pages share a context: the ones not in front must not be slowed down
+        "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+        "--disable-backgrounding-occluded-windows",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 PIN = "1357"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
@@ -126,11 +129,11 @@ class Walk:
         return self.poke()
 
 
-def open_page(browser: Any, url: str, viewport: str) -> Any:
+def open_page(context: Any, url: str, viewport: str) -> Any:
+    """A page of the viewport's browser context (a context per page costs a renderer each)."""
     width, height = VIEWPORTS[viewport]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    context.add_init_script(f"sessionStorage.setItem('tableReferee.pin', '{PIN}')")
     page = context.new_page()
+    page.set_viewport_size({"width": width, "height": height})
     page.set_default_timeout(10_000)
     page.goto(url)
     return page
@@ -164,16 +167,21 @@ def stage(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[St
                   auto=False)
     server = None
     pages: dict[tuple[str, str], Any] = {}
+    # one context per viewport: a browser opens at most 6 connections to one server per
+    # context, and every page holds one for its event stream
+    contexts = {v: browser.new_context() for v in VIEWPORTS}
+    for context in contexts.values():
+        context.add_init_script(f"sessionStorage.setItem('tableReferee.pin', '{PIN}')")
     try:
         new_engine(table, clock, "spank-the-pig", {})
         server = serve_in_thread(table, "127.0.0.1", 0)
         for page, path in PAGES.items():
-            for viewport in VIEWPORTS:
-                pages[(page, viewport)] = open_page(browser, server.url + path, viewport)
+            for viewport, context in contexts.items():
+                pages[(page, viewport)] = open_page(context, server.url + path, viewport)
         yield Stage(table, server, clock, pages)
     finally:
-        for p in pages.values():
-            p.context.close()
+        for context in contexts.values():
+            context.close()
         if server is not None:
             server.close()
         table.close()
@@ -249,6 +257,24 @@ def look(walk: Walk, phase: str, out: Path, expect_phase: str | None = None,
     return texts
 
 
+def voice(walk: Walk) -> list[str]:
+    """Everything the referee said in this walk's table, as text."""
+    from referee.voice.phrases import text
+
+    return [text(k, p) for k, p, _ in walk.stage.table.announcer.said]  # type: ignore[attr-defined]
+
+
+def tv_table(walk: Walk) -> Any:
+    return walk.pages[("table", "tv")]
+
+
+def reaction_rows(walk: Walk) -> list[str]:
+    """The seats in the table view's reaction list, in order."""
+    rows: list[str] = tv_table(walk).eval_on_selector_all(
+        "#reactions li .who", "xs => xs.map((x) => x.textContent.trim())")
+    return rows
+
+
 def gallery(out: Path) -> None:
     target = os.environ.get("REFEREE_SCREENSHOTS")
     if not target:
@@ -278,9 +304,18 @@ def test_spank_the_pig_every_phase(stage: Stage, out_dir: Path) -> None:
             walk.press(seat, gap)
         walk.at(3000)
         texts = look(walk, "awaiting", out_dir, "awaiting")
-        assert "Judge" in texts["table-tv"]
+        # the banner and the judge panel ask what the voice asks, word for word
+        said = walk.poke()["said"]
+        assert said == "Judge: Pig or no pig?"
+        assert tv_table(walk).inner_text("#banner").startswith(said)
+        assert walk.pages[("judge", "phone")].inner_text("#question-title") == \
+            "Round 1: Pig or no pig?"
         walk.facts(1, pigs=1)
-        look(walk, "ruled", out_dir, "ruled")
+        texts = look(walk, "ruled", out_dir, "ruled")
+        # Yellow never slapped: said and shown so, with no margin to the window's end
+        assert "Yellow never slapped: last to spank the pig. One whammy." in voice(walk)
+        assert "never slapped: last to spank the pig" in texts["table-tv"]
+        assert "milliseconds" not in tv_table(walk).inner_text("#ruling-lines")
         walk.do("pause")
         look(walk, "paused", out_dir, "paused")
         walk.do("resume")
@@ -293,6 +328,7 @@ def test_spank_the_pig_every_phase(stage: Stage, out_dir: Path) -> None:
         walk.do("next_round")  # sudden death: Blue, Red and Green play on
         walk.at(1200)
         look(walk, "sudden-death", out_dir, "race")
+        assert walk.poke()["racing"] == ["Blue", "Red", "Green"]
         walk.do("end")
         look(walk, "over", out_dir, "over")
         finish(walk, out_dir)
@@ -304,13 +340,19 @@ def test_pig_every_phase(stage: Stage, out_dir: Path) -> None:
     walk = start_walk(stage, "pig", {"variant": "spoons", "lives": 3})
     try:
         first = walk.poke()["phase"]
-        look(walk, "waiting", out_dir, first)
+        texts = look(walk, "waiting", out_dir, first)
+        assert "First round coming" not in texts["table-tv"]  # a claim opens a round
         walk.press("Blue", 5000)  # a claim: nothing shows
         look(walk, "claim", out_dir, first)
         walk.press("Red", 900)
         walk.press("Green", 400)  # Yellow is last: a letter
         walk.at(50)
-        look(walk, "ruled", out_dir, "ruled")
+        texts = look(walk, "ruled", out_dir, "ruled")
+        # each seat shows its letters (none yet: 0), never a dash labelled "spoon game"
+        nums = tv_table(walk).eval_on_selector_all(
+            "#seats .num", "xs => xs.map((x) => x.textContent)")
+        assert nums == ["0", "0", "0", "P"]
+        assert "spoon game" not in texts["table-tv"] and "–" not in nums
         walk.do("pause")
         look(walk, "paused", out_dir, "paused")
         walk.do("resume")
@@ -327,8 +369,14 @@ def test_pigs_tail_every_phase(stage: Stage, out_dir: Path) -> None:
         look(walk, "waiting", out_dir)
         walk.do("next_round")
         look(walk, "turn", out_dir, "cadence")
+        # whose turn it is to flip: said, and shown on the phase and on that seat's tile
+        table = tv_table(walk)
+        assert table.inner_text("#phase") == "Blue, flip!"
+        assert table.eval_on_selector_all("#seats .turn", "xs => xs.map((x) => x.dataset.seat)") \
+            == ["Blue"]
         walk.at(1500)
         look(walk, "race", out_dir, "race")
+        assert table.inner_text("#phase") == "Blue's flip"  # nobody races in flipper mode
         walk.at(4000)
         look(walk, "ruled-first", out_dir, "ruled")
         walk.do("next_round")
@@ -336,6 +384,7 @@ def test_pigs_tail_every_phase(stage: Stage, out_dir: Path) -> None:
         walk.press("Red", 300)  # Red flips and claims a match
         walk.at(3000)
         look(walk, "ruled", out_dir, "ruled")
+        assert reaction_rows(walk) == ["Red"]  # only the flipper: no "no slap" for the rest
         walk.do("pause")
         look(walk, "paused", out_dir, "paused")
         walk.do("resume")

@@ -246,8 +246,10 @@ class Engine:
         if status.over and not self.ended and not self.announced.get(-1):
             self.announced[-1] = []
             st = self.rules.standings()
-            self.say("champion", {"seats": " and ".join(st.winners),
-                                  "verb": "is" if len(st.winners) == 1 else "are"})
+            if len(st.winners) == 1:
+                self.say("champion", {"seats": st.winners[0], "verb": "is"})
+            elif st.winners:  # "Blue and Red are the champion!" was no sentence
+                self.say("co_champions", {"seats": " and ".join(st.winners)})
             self.store.mark(self.game_id, "over", st.to_json())
             self._publish("over", st.to_json())
         if (self.cue_us is not None and now >= self.cue_us):
@@ -327,7 +329,8 @@ class Engine:
             # a ruling was taken back: say who takes or sheds what, then the new rulings why
             changes = correction_changes(old, rulings, self.rules.UNIT,
                                          unit_words=self.rules.UNIT_WORDS)
-            self.say("correction", {"round": number, "changes": changes}, interrupt=True)
+            if changes:  # (no score changed: the new rulings below say why)
+                self.say("correction", {"round": number, "changes": changes}, interrupt=True)
         new = [r for r in rulings if r not in old]
         if new or not correction:
             for r in new:  # a penalty given: said with its reason, as any ruling

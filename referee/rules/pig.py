@@ -346,8 +346,6 @@ class Pig(RederivedRules):
             elif after.lost[s] > before.lost[s] and self.options["lives"] > 1:
                 said.append(("lives", {"seat": s, "lost": after.lost[s],
                                        "left": self.options["lives"] - after.lost[s]}))
-        if after.over and not before.over:
-            said.append(("co_winners", {"seats": list(after.winners)}))
         return said
 
 

@@ -41,12 +41,10 @@ ENGLISH: dict[str, list[str]] = {
     "unclear": ["{Reason}: nobody loses."],  # {Reason}: the ruling's, capitalised
     # a correction says what changed, seat by seat ({changes}: "Dev sheds one whammy; Ben...")
     "correction": ["Correction, round {round}: {changes}."],
-    "no_change": ["no score changes"],
     "take_cards": ["{seat}, take {number} face-up cards into your whammy pile."],
     # lives and eliminations
     "lives": ["{seat} takes the letter {letter}."],  # "the letter": espeak says "P." as "pee"
     "eliminated": ["{seat} is out. Remove one set of four cards."],
-    "co_winners": ["{seats} win together!"],
     # the judge ({question}: the judge_<fact> phrases of the facts asked, else the game's own)
     # (the pages ask the very same question: `question_text`)
     "awaiting": ["Judge: {question}"],
@@ -66,12 +64,18 @@ ENGLISH: dict[str, list[str]] = {
     "standings": ["{text}"],
     "standing_row": ["{seat}, {count_words}."],  # count_words not capitalised
     "champion": ["{seats} {verb} the champion!"],
+    "co_champions": ["{seats} are co-champions!"],
     "paused": ["Paused."],
     "resumed": ["Play on."],
     # the box
     "stuck": ["{seat}'s {button} button is stuck."],
     "button_check": ["{seat}, {button} button."],
 }
+
+# Entries that are parts of other phrases, never said on their own: a ruling's margin or "never
+# slapped" clause, a judge's question, the cards set aside, a row of the standings.
+PARTS = ("what_margin", "what_never", "judge_pigs", "judge_doubles", "judge_match",
+         "deal_aside", "standing_row")
 
 # The phrase keys that games call rounds (and beats) with: spoken beat by beat, on time.
 CALLS = ("spank", "turn", "pass")
@@ -299,7 +303,7 @@ def ruling_shown(key: str, params: dict[str, Any], language: str = "en") -> dict
 def correction_changes(before: Sequence[Ruling], after: Sequence[Ruling], unit: str = "whammies",
                        language: str = "en", unit_words: Sequence[str] | None = None) -> str:
     """What a correction changed, seat by seat, as a referee says it: "Dev sheds one whammy;
-    Ben takes one whammy" (each seat's total for the round, before and after)."""
+    Ben takes one whammy" (each seat's total for the round, before and after); "" if nothing."""
     lang = LANGUAGES.get(language, LANGUAGES["en"])
     totals: dict[str, int] = {}
     order: list[str] = []
@@ -317,7 +321,7 @@ def correction_changes(before: Sequence[Ruling], after: Sequence[Ruling], unit: 
         if n:
             count = count_words(abs(n), unit, language, capital=False, words=unit_words)
             parts.append(f"{seat} " + (gain if n > 0 else lose).format(count=count))
-    return "; ".join(parts) or text("no_change", None, language)
+    return "; ".join(parts)
 
 
 def standings_text(rows: Iterable[tuple[str, int]], unit: str = "whammies",

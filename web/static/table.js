@@ -116,7 +116,8 @@
     rulingTitle.textContent = `Round ${n}`;
     let lines;
     if (n === s.round && racing) {
-      lines = [el("li", {class: "what"}, s.quiet ? "Playing…" : "Racing…")];
+      const alone = s.racing && s.racing.length === 1 && s.seat_order.length > 1;  // a flip, no race
+      lines = [el("li", {class: "what"}, s.quiet || alone ? "Playing…" : "Racing…")];
     } else if (waiting && !rulings.length) {
       lines = [el("li", {class: "what"}, "Waiting for the judge…")];
     } else if (!rulings.length) {
@@ -139,7 +140,8 @@
       if (t !== undefined) bar.style.width = `${Math.max(2, (100 * t) / slowest)}%`;
       return el("li", {},
         who(s, seat),
-        t === undefined ? el("span", {class: "none"}, `never ${(s.words && s.words.pressed) || "pressed"}`) : bar,
+        t === undefined ? el("span", {class: "none"}, n === s.round && racing ? "…"
+          : `never ${(s.words && s.words.pressed) || "pressed"}`) : bar,
         el("span", {class: "ms"}, t === undefined ? "—" : ms(t)));
     }));
   }

@@ -206,3 +206,18 @@ def test_the_judge_keypad_no_refuses_a_flippers_claim(tables: Any) -> None:
     assert t.engine.rules.facts_for(2) == {"match": False}
     assert [r["delta"] for r in state["rulings"] if r["seat"] == "Red"] in ([], [0])
     assert {r["seat"]: r["score"] for r in state["seats"]}["Red"] == 0
+
+
+def test_after_a_three_pig_correction_each_first_slapper_has_its_own_margin(tables: Any) -> None:
+    t = tables("spank-the-pig", FOUR, SPANK)
+    cue = t.call()
+    for seat, ms in (("Blue", 200), ("Red", 260), ("Green", 300), ("Yellow", 380)):
+        t.press(seat, cue + ms * MS)
+    t.at(100)
+    t.engine.correcting = True
+    state = t.judge(Facts(1, {"pigs": 3}))
+    firsts = {r["seat"]: r["margin_us"] for r in state["rulings"] if r["delta"] < 0}
+    # each one's lead over Yellow, the first not among the three
+    assert firsts == {"Blue": 180_000, "Red": 120_000, "Green": 80_000}
+    assert [r["what"] for r in state["rulings"]] == [
+        f"first to spank a pig by {ms} milliseconds" for ms in (180, 120, 80)]

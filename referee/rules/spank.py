@@ -378,8 +378,11 @@ class SpankThePig(Rules):
         if not count:
             return out
         if button == "slap" and count >= 3:
-            named, margin = race.first_n([(t, s) for s, t in pressed.items()], count, tie)
-            out += [Ruling(n, seat, -1, Why.FIRST_TO_A_PIG, margin) for seat in named]
+            named, _ = race.first_n([(t, s) for s, t in pressed.items()], count, tie)
+            # each by its own lead over the first seat outside the group (not one margin for all)
+            after = sorted(pressed.values())[count] if len(pressed) > count else None
+            out += [Ruling(n, seat, -1, Why.FIRST_TO_A_PIG,
+                           None if after is None else after - pressed[seat]) for seat in named]
             return out
         result = race.last(pressed, active, rnd.close_us, tie)
         if result.too_close:

@@ -209,6 +209,16 @@ def start_walk(stage: Stage, game: str, options: dict[str, Any]) -> Walk:
     return walk
 
 
+def pause_and_end(walk: Walk, out: Path) -> None:
+    """The judge pauses, resumes and ends the game: each phase looked at; the walk's verdict."""
+    walk.do("pause")
+    look(walk, "paused", out, "paused")
+    walk.do("resume")
+    walk.do("end")
+    look(walk, "over", out, "over")
+    finish(walk, out)
+
+
 def finish(walk: Walk, out: Path) -> None:
     """Every phase was seen; nothing looked broken on any page in any of them."""
     gallery(out)
@@ -353,12 +363,7 @@ def test_pig_every_phase(stage: Stage, out_dir: Path) -> None:
             "#seats .num", "xs => xs.map((x) => x.textContent)")
         assert nums == ["0", "0", "0", "P"]
         assert "spoon game" not in texts["table-tv"] and "–" not in nums
-        walk.do("pause")
-        look(walk, "paused", out_dir, "paused")
-        walk.do("resume")
-        walk.do("end")
-        look(walk, "over", out_dir, "over")
-        finish(walk, out_dir)
+        pause_and_end(walk, out_dir)
     finally:
         walk.engine.stop()
 
@@ -385,12 +390,7 @@ def test_pigs_tail_every_phase(stage: Stage, out_dir: Path) -> None:
         walk.at(3000)
         look(walk, "ruled", out_dir, "ruled")
         assert reaction_rows(walk) == ["Red"]  # only the flipper: no "no slap" for the rest
-        walk.do("pause")
-        look(walk, "paused", out_dir, "paused")
-        walk.do("resume")
-        walk.do("end")
-        look(walk, "over", out_dir, "over")
-        finish(walk, out_dir)
+        pause_and_end(walk, out_dir)
     finally:
         walk.engine.stop()
 

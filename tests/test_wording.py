@@ -83,6 +83,14 @@ def tables(tmp_path: Path) -> Any:
         t.close()
 
 
+def all_slap(t: Table) -> None:
+    """A round everyone slaps: Blue first, then Red, Green, and Yellow last by 80 ms."""
+    cue = t.call()
+    for seat, ms in (("Blue", 200), ("Red", 260), ("Green", 300), ("Yellow", 380)):
+        t.press(seat, cue + ms * MS)
+    t.at(100)
+
+
 SPANK = {"doubles": "off", "deck": 12, "tie_us": 1000, "window_ms": 3000}
 FOUR = ("Blue", "Red", "Green", "Yellow")
 
@@ -126,10 +134,7 @@ def test_the_question_is_the_same_on_the_screen_and_in_the_voice(tables: Any) ->
 
 def test_a_correction_says_who_takes_or_sheds_what(tables: Any) -> None:
     t = tables("spank-the-pig", FOUR, SPANK)
-    cue = t.call()
-    for seat, ms in (("Blue", 200), ("Red", 260), ("Green", 300), ("Yellow", 380)):
-        t.press(seat, cue + ms * MS)
-    t.at(100)
+    all_slap(t)
     assert t.said()[-1] == "Yellow: last to spank the pig by 80 milliseconds. One whammy."
     t.engine.correcting = True
     t.judge(Facts(1, {"pigs": 3}))  # three pigs: the first three shed, nobody takes
@@ -140,10 +145,7 @@ def test_a_correction_says_who_takes_or_sheds_what(tables: Any) -> None:
 
 def test_a_penalty_is_said_with_its_reason(tables: Any) -> None:
     t = tables("spank-the-pig", FOUR, SPANK)
-    cue = t.call()
-    for seat, ms in (("Blue", 200), ("Red", 260), ("Green", 300), ("Yellow", 380)):
-        t.press(seat, cue + ms * MS)
-    t.at(100)
+    all_slap(t)
     t.judge(Penalty(1, "Blue", 1, "slapped the hippo"))
     assert t.said()[-1] == "Blue: slapped the hippo. One whammy."
     t.judge(Undo())
@@ -210,10 +212,7 @@ def test_the_judge_keypad_no_refuses_a_flippers_claim(tables: Any) -> None:
 
 def test_after_a_three_pig_correction_each_first_slapper_has_its_own_margin(tables: Any) -> None:
     t = tables("spank-the-pig", FOUR, SPANK)
-    cue = t.call()
-    for seat, ms in (("Blue", 200), ("Red", 260), ("Green", 300), ("Yellow", 380)):
-        t.press(seat, cue + ms * MS)
-    t.at(100)
+    all_slap(t)
     t.engine.correcting = True
     state = t.judge(Facts(1, {"pigs": 3}))
     firsts = {r["seat"]: r["margin_us"] for r in state["rulings"]

@@ -121,9 +121,9 @@ def test_a_split_round_is_settled_from_the_judge_panel(browser: Any, live: Live)
     for seat in ("Blue", "Red", "Green"):  # Yellow never slaps: pig or no pig?
         live.table.box.press(seat, "slap")
     board.locator("#banner").wait_for()
-    assert "How many pigs?" in board.locator("#banner").inner_text()
+    assert "Pig or no pig?" in board.locator("#banner").inner_text()  # as the voice asks
     judge.wait_for_selector("#question.asking")
-    assert "How many pigs?" in judge.locator("#question-title").inner_text()
+    assert "Pig or no pig?" in judge.locator("#question-title").inner_text()
     judge.click("#question-facts [data-fact=pigs][data-value='1']")
     line = board.locator("#ruling-lines li, #earlier li").filter(has_text="last to spank the pig")
     line.first.wait_for()

@@ -175,7 +175,7 @@ def test_the_made_up_game_plays_through_every_part(run: Run, tmp_path: Path,
                    "Ann: first after the beep by 110 milliseconds. One point.",
                    "Judge: Did everyone hear the beep?",
                    "Cy: first after the beep. One point.",  # uncontested: no margin
-                   "Ann and Cy are the champion!"):
+                   "Ann and Cy are co-champions!"):
         assert phrase in said, (phrase, said)
     call = next(r for r in run.sink.records if r.label == "Ready, … BEEP!")
     assert speech_rms_db(call.samples, RATE) > -35.0

@@ -5,8 +5,9 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 # espeak-ng: speech; chromium: browser tests; sox: audio checks; libportaudio2: audio output;
-# shellcheck: checks hardware/install.sh
-APT_PACKAGES ?= espeak-ng chromium sox libportaudio2 shellcheck
+# shellcheck: checks hardware/install.sh; debootstrap: install.sh is tested in a Debian bookworm
+# root (tests/test_pi_install.py), whose own systemd-analyze verifies the unit
+APT_PACKAGES ?= espeak-ng chromium sox libportaudio2 shellcheck debootstrap
 
 .PHONY: demo test bench lint setup system-packages clean
 

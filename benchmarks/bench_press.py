@@ -81,7 +81,7 @@ class StubVoice:
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         pass
 
-    def warm_table(self, seats: Any, said: Any = ()) -> None:
+    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = ()) -> None:
         pass
 
     def describe(self) -> str:

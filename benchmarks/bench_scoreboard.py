@@ -48,7 +48,7 @@ class StreamClient(threading.Thread):
 
     def run(self) -> None:
         sock = socket.create_connection(("127.0.0.1", self.port))
-        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: bench\r\n\r\n")
+        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         sock.settimeout(0.5)
         buf = b""
         while not self.stop:

@@ -45,7 +45,10 @@ BENCHES = [
     Bench("idle", "bench_idle.py", "Idle cost", 90, ["--seconds", "30"]),
     Bench("startup", "bench_startup.py", "Start-up", 120),
     Bench("speech", "bench_speech.py", "Speech: announce → first audio sample", 180, ours=False),
+    Bench("pi_speech", "bench_pi_speech.py", "Speech on a slow Pi (a Zero 2 W's CPU budget)", 240),
     Bench("scoreboard", "bench_scoreboard.py", "Scoreboard: ruling → 50 event streams", 150,
+          ours=False),
+    Bench("hostile", "bench_hostile.py", "Hostile guests and a full disk", 150, ["--seconds", "60"],
           ours=False),
 ]
 

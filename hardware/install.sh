@@ -3,10 +3,15 @@
 #
 #   sudo hardware/install.sh              # install, enable and (re)start the service
 #   sudo hardware/install.sh --no-service # everything but the systemd steps (image builds, chroots)
+#   sudo hardware/install.sh --sound-card "USB Audio Device"   # choose the card without asking
 #   hardware/install.sh --dry-run         # print what would be done, change nothing
 #
 # Safe to run again: after a `git pull` it reinstalls the code and restarts the service. It never
 # overwrites an existing /etc/table-referee/config.toml.
+#
+# Nothing is compiled. GPIO comes from Raspberry Pi OS's own python3-lgpio (seen by the venv
+# through --system-site-packages); RPi.GPIO is never installed (it has no aarch64 wheel, its
+# edge detection fails on 6.6 kernels and it does not run on a Pi 5), and pip only takes wheels.
 set -euo pipefail
 
 readonly PREFIX=/opt/table-referee
@@ -16,15 +21,19 @@ readonly CONF="$CONF_DIR/config.toml"
 readonly STATE_DIR=/var/lib/table-referee
 readonly SERVICE=table-referee
 readonly ACCOUNT=referee
-readonly EXTRAS="pi,audio"
+readonly EXTRAS="audio"
 readonly PACKAGES=(python3-venv python3-lgpio espeak-ng libportaudio2 alsa-utils)
-# Only tests point this elsewhere, to see the refusal on other systems.
+# Only tests point these elsewhere (another system; a Pi's sound cards in a chroot).
 readonly OS_RELEASE="${TABLE_REFEREE_OS_RELEASE:-/etc/os-release}"
+readonly ASOUND_CARDS="${TABLE_REFEREE_ASOUND_CARDS:-/proc/asound/cards}"
+readonly ASOUND_CONF=/etc/asound.conf
+readonly ASOUND_MARK="# Written by Table Referee's install.sh"
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly REPO
 DRY_RUN=0
 WITH_SERVICE=1
+SOUND_CARD=""
 
 say() { printf '==> %s\n' "$*"; }
 warn() { printf 'install.sh: warning: %s\n' "$*" >&2; }
@@ -43,18 +52,21 @@ run() {
 
 usage() {
     cat <<'EOF'
-Usage: sudo hardware/install.sh [--no-service] [--dry-run]
+Usage: sudo hardware/install.sh [--no-service] [--sound-card NAME|none] [--dry-run]
 
 Installs Table Referee on Raspberry Pi OS Bookworm:
   system packages  python3-venv python3-lgpio espeak-ng libportaudio2 alsa-utils
   user             referee (groups gpio, audio), home /var/lib/table-referee
-  code             /opt/table-referee/venv (sees the system's python3-lgpio)
+  code             /opt/table-referee/venv (sees the system's python3-lgpio; wheels only)
   config           /etc/table-referee/config.toml, only if absent (a random table PIN)
+  sound card       when ALSA's default is HDMI and another card is there (a Pi 5 or Zero 2 W
+                   with a USB speaker), offers that card: /etc/asound.conf and [speech] device
   service          table-referee.service, enabled and started
 
-  --no-service  skip the systemd unit (for chroots, containers and image builds)
-  --dry-run     print the steps without changing anything
-  -h, --help    this text
+  --no-service        skip the systemd unit (for chroots, containers and image builds)
+  --sound-card NAME   use this card (part of its name) without asking; "none" keeps ALSA's
+  --dry-run           print the steps without changing anything
+  -h, --help          this text
 EOF
 }
 
@@ -63,6 +75,10 @@ parse_args() {
         case "$1" in
             --no-service) WITH_SERVICE=0 ;;
             --dry-run) DRY_RUN=1 ;;
+            --sound-card)
+                (($# >= 2)) || { printf 'install.sh: --sound-card needs a name (or none)\n' >&2; exit 2; }
+                SOUND_CARD="$2"
+                shift ;;
             -h | --help) usage; exit 0 ;;
             *) printf "install.sh: unknown option '%s'; see --help\n" "$1" >&2; exit 2 ;;
         esac
@@ -126,12 +142,6 @@ install_packages() {
             die "package $pkg is not available from this system's archives; check /etc/apt/sources.list(.d)"
         fi
     done
-    # The pi extra also lists RPi.GPIO (for older Pis; it does not work on a Pi 5). Let apt provide
-    # it when it can, so pip need not compile it; never fight the rpi-lgpio replacement.
-    if has_candidate python3-rpi.gpio && ! is_installed python3-rpi.gpio \
-        && ! is_installed python3-rpi-lgpio; then
-        wanted+=(python3-rpi.gpio)
-    fi
     run env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${wanted[@]}"
     if ((missing_lgpio)); then
         warn "python3-lgpio is not in this system's archives (it comes from the Raspberry Pi OS archive).
@@ -169,10 +179,10 @@ install_code() {
     if [[ ! -x "$VENV/bin/python" ]] || ((DRY_RUN)); then
         run python3 -m venv --system-site-packages "$VENV"
     fi
-    run "$VENV/bin/python" -m pip install --quiet --upgrade pip
-    # pip builds the wheel out of tree and always reinstalls a local project, so a re-run after
-    # `git pull` picks up the new code; dependencies are only upgraded when needed.
-    run "$VENV/bin/python" -m pip install --quiet --upgrade "${REPO}[${EXTRAS}]"
+    # Wheels only: a dependency without a wheel for this Pi is an error here, never a compile
+    # (Raspberry Pi OS has no python3-dev). pip always rebuilds a local project (pure Python,
+    # nothing compiled), so a re-run after `git pull` picks up the new code.
+    run "$VENV/bin/python" -m pip install --quiet --only-binary=:all: "${REPO}[${EXTRAS}]"
     run install -m 0644 "$REPO/wiring.md" "$PREFIX/wiring.md"
     run ln -sfn "$VENV/bin/referee" /usr/local/bin/referee
     if ((!DRY_RUN)); then
@@ -193,10 +203,72 @@ install_config() {
         return
     fi
     local pin
-    pin="$(printf '%04d' "$(( $(od -An -N2 -tu2 /dev/urandom) % 10000 ))")"
+    pin="$(printf '%06d' "$(( $(od -An -N4 -tu4 /dev/urandom) % 1000000 ))")"  # 6 random digits
     run install -m 0640 -o root -g "$ACCOUNT" "$REPO/hardware/config.example.toml" "$CONF"
     run sed -i "s/^pin = \"4321\"/pin = \"$pin\"/" "$CONF"
     say "table PIN: $pin (in $CONF; the scoreboard asks for it before changing a game)"
+}
+
+# The cards the kernel knows, as "index<TAB>id<TAB>name" (from /proc/asound/cards).
+sound_cards() {
+    [[ -r "$ASOUND_CARDS" ]] || return 0
+    sed -nE 's/^ *([0-9]+) \[([^] ]+) *\]: .* - (.*)$/\1\t\2\t\3/p' "$ASOUND_CARDS"
+}
+
+# A Pi 5 (and a Zero 2 W) has only HDMI built in, so ALSA's default is HDMI even with a USB
+# speaker plugged in; raspi-config writes its choice to the login user's ~/.asoundrc, which the
+# service user never reads. So the choice goes where everyone reads it: /etc/asound.conf (by
+# card id, which survives renumbering) and [speech] device in the referee's config.
+choose_sound_card() {
+    say "sound card"
+    local cards default_name="" pick="" idx id name
+    cards="$(sound_cards)"
+    if [[ -z "$cards" ]]; then
+        say "no sound card seen yet (a USB speaker can be plugged in later; the referee waits for it)"
+        return
+    fi
+    if [[ -f "$ASOUND_CONF" ]] && ! grep -qF "$ASOUND_MARK" "$ASOUND_CONF"; then
+        say "keeping your own $ASOUND_CONF"
+        return
+    fi
+    default_name="$(printf '%s\n' "$cards" | awk -F '\t' '$1 == 0 {print $3}')"
+    if [[ "$SOUND_CARD" == none ]]; then
+        return
+    elif [[ -n "$SOUND_CARD" ]]; then
+        pick="$(printf '%s\n' "$cards" | awk -F '\t' -v want="$SOUND_CARD" \
+            'index(tolower($3), tolower(want)) || tolower($2) == tolower(want) {print; exit}')"
+        [[ -n "$pick" ]] || die "no sound card matches '$SOUND_CARD'; cards: $(printf '%s\n' "$cards" | cut -f3 | paste -sd, -)"
+    elif [[ "${default_name,,}" == *hdmi* ]]; then
+        pick="$(printf '%s\n' "$cards" | awk -F '\t' 'tolower($3) !~ /hdmi/ {print; exit}')"
+        if [[ -n "$pick" && -t 0 ]]; then
+            IFS=$'\t' read -r idx id name <<<"$pick"
+            local answer=""
+            read -r -p "ALSA's default sound card is HDMI ($default_name). Use '$name' for the referee? [Y/n] " answer || true
+            [[ "${answer,,}" == n* ]] && pick=""
+        fi
+    fi
+    if [[ -z "$pick" ]]; then
+        say "sound: ALSA's default card ($default_name)"
+        return
+    fi
+    IFS=$'\t' read -r idx id name <<<"$pick"
+    say "sound: card $idx '$name' for everyone ($ASOUND_CONF) and for the referee ([speech] device)"
+    if ((DRY_RUN)); then
+        printf '   + write %s (defaults.pcm.card %s) and device = "%s" in %s\n' "$ASOUND_CONF" "$id" "$name" "$CONF"
+        return
+    fi
+    printf '%s\ndefaults.pcm.card "%s"\ndefaults.ctl.card "%s"\n' "$ASOUND_MARK" "$id" "$id" >"$ASOUND_CONF"
+    REFEREE_SOUND_CARD="$name" REFEREE_CONF="$CONF" "$VENV/bin/python" - <<'PY'
+import os
+import tomllib
+from referee.config import set_config_value
+
+conf = os.environ["REFEREE_CONF"]
+with open(conf, "rb") as f:
+    speech = tomllib.load(f).get("speech", {})
+if "device" not in speech:
+    set_config_value(conf, "speech", "device", os.environ["REFEREE_SOUND_CARD"])
+PY
 }
 
 install_service() {
@@ -230,6 +302,7 @@ main() {
     create_account
     install_code
     install_config
+    choose_sound_card
     install_service
     say "done. Check the box: see 'Check the box' in $PREFIX/wiring.md (referee doctor, referee buttons)"
 }

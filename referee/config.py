@@ -18,8 +18,10 @@ A table is described by a small TOML file (``config.toml``)::
     data = 10
     clock = 11
     latch = 8
+    oe = 25                      # optional: 74HC595 OE, pulled high by 10 kΩ, driven low
     [options]                    # game options, k = v
-    [speech]                     # voice, rate, volume, language
+    [speech]                     # voice, rate, volume, language, device, output_delay_ms
+    [buttons]                    # confirm_ms (glitch filter), untimed_edges (allow RPi.GPIO)
 
 Everything is checked once, when the config is built, so a mistake is reported as one line that
 names the bad value and says what to do (``ConfigError``), never as a traceback at the table.
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,18 +58,16 @@ SLAP_KEYS: Final = "12345678"
 DOUBLE_KEYS: Final = "qwertyui"
 JUDGE_KEYS: Final = {"j": "yes", "n": "no", "z": "undo"}
 SEAT_KEYS: Final = ("name", "colour", "slap", "double", "led")
-SPEECH_KEYS: Final = ("voice", "rate", "volume", "language")
-PIN_RULE: Final = "4 to 8 digits"  # the table PIN: typed on a phone's number pad
-_PIN = re.compile(r"[0-9]{4,8}")
-
-
-def is_table_pin(text: str) -> bool:
-    """A table PIN is 4 to 8 digits: short enough to type at the table, long enough to guess
-    slowly (five wrong tries lock an address out for a minute)."""
-    return _PIN.fullmatch(text) is not None
+SPEECH_KEYS: Final = ("voice", "rate", "volume", "language", "device", "output_delay_ms")
+BUTTON_KEYS: Final = ("confirm_ms", "untimed_edges")
+MAX_OUTPUT_DELAY_MS: Final = 1000  # a TV's picture processing is 20-150 ms; Bluetooth ~200
 
 
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
+MAX_NAME: Final = 24  # characters of a seat name: a scoreboard tile, a phrase
+MAX_CONFIG_BYTES: Final = 1 << 20  # a config file is a few hundred bytes; /dev/zero is endless
+PIN_DIGITS: Final = range(4, 9)
+_PIN = re.compile(r"[0-9]{4,8}")
 
 OptionValue = str | int | bool
 
@@ -98,6 +99,16 @@ class LedChain:
     data: int
     clock: int
     latch: int
+    oe: int | None = None  # output enable: held high (LEDs off) by a pull-up until driven low
+
+
+@dataclass(frozen=True)
+class ButtonOptions:
+    """How presses are read: the glitch filter, and whether a factory without edge times
+    (RPi.GPIO) may referee at all."""
+
+    confirm_us: int = 1000  # a press must still be low this long after its first edge
+    untimed_edges: bool = False
 
 
 @dataclass(frozen=True)
@@ -148,6 +159,7 @@ class TableConfig:
     db: str | None = None
     pin: str | None = None
     speech: dict[str, Any] = field(default_factory=dict)
+    buttons: ButtonOptions = field(default_factory=ButtonOptions)
 
     def __post_init__(self) -> None:
         _check(self)
@@ -205,16 +217,65 @@ def _check(config: TableConfig) -> None:
             raise ConfigError(
                 f"option {key} = {value!r} must be text, a whole number or true/false"
             )
+    if config.pin is not None:
+        check_pin(config.pin, "pin")
     for key in config.speech:
         if key not in SPEECH_KEYS:
             raise ConfigError(f"unknown key {key!r} in [speech]; known: {', '.join(SPEECH_KEYS)}")
+    _check_speech_device(config.speech)
+
+
+def _check_speech_device(speech: Mapping[str, Any]) -> None:
+    device = speech.get("device")
+    if device is not None and (isinstance(device, bool) or not isinstance(device, str | int)
+                               or isinstance(device, str) and not device.strip()):
+        raise ConfigError(f'device = {device!r} in [speech] must be part of a sound card\'s name '
+                          f'in quotes, e.g. device = "USB" (referee doctor lists them)')
+    delay = speech.get("output_delay_ms")
+    if delay is not None and (isinstance(delay, bool) or not isinstance(delay, int | float)
+                              or not 0 <= delay <= MAX_OUTPUT_DELAY_MS):
+        raise ConfigError(f"output_delay_ms = {delay!r} in [speech] must be 0-"
+                          f"{MAX_OUTPUT_DELAY_MS} (milliseconds); referee calibrate measures it")
+
+
+def clean_text(value: str, what: str, limit: int) -> str:
+    """User text as the table keeps it: NFC (so "Zoë" typed two ways is one name), trimmed, and
+    refused with one line if it holds control characters (ESC, NUL, newlines print raw to the
+    console and the journal), a lone surrogate (it cannot be stored as UTF-8), or is too long."""
+    for ch in value:
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cs") or ch in "\u2028\u2029":
+            raise ConfigError(f"{what} {_shown(value)} holds the control character "
+                              f"{ascii(ch)}; use letters, digits and spaces")
+    value = unicodedata.normalize("NFC", value).strip()
+    if len(value) > limit:
+        raise ConfigError(f"{what} {_shown(value)} is longer than {limit} characters; shorten it")
+    return value
+
+
+def _shown(value: str) -> str:
+    """repr() made safe for one line of ASCII, cut short if long."""
+    shown = ascii(value)
+    return shown if len(shown) <= 48 else shown[:45] + "...'"
+
+
+def check_pin(pin: object, where: str = "--pin") -> str:
+    """A table PIN: 4 to 8 digits."""
+    text = str(pin) if isinstance(pin, int) and not isinstance(pin, bool) else pin
+    if not isinstance(text, str) or not _PIN.fullmatch(text):
+        raise ConfigError(f"{where} {_shown(str(pin))} is not a PIN of 4 to 8 digits; "
+                          f"e.g. {where} 483920")
+    return text
 
 
 def _check_name(name: object) -> None:
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"seat name {name!r} is empty; give every seat a name, e.g. Blue")
-    if name != name.strip() or "," in name:
-        raise ConfigError(f"seat name {name!r} has stray spaces or commas; use e.g. 'Blue'")
+    if clean_text(name, "seat name", MAX_NAME) != name:
+        raise ConfigError(f"seat name {_shown(name)} is not in its normal form (NFC) or has "
+                          f"stray spaces; type it again")
+    if "," in name:
+        raise ConfigError(f"seat name {name!r} has a comma; use e.g. 'Blue'")
     if name.casefold() == JUDGE_SEAT:
         raise ConfigError(f"seat name {name!r} is kept for the judge keypad; choose another")
 
@@ -230,6 +291,8 @@ def _pin_uses(config: TableConfig) -> list[tuple[int, str]]:
         uses += [(getattr(config.judge, k), f"judge ({k.upper()})") for k in ("yes", "no", "undo")]
     if config.leds is not None:
         uses += [(getattr(config.leds, k), f"LED chain ({k})") for k in ("data", "clock", "latch")]
+        if config.leds.oe is not None:
+            uses.append((config.leds.oe, "LED chain (oe)"))
     return uses
 
 
@@ -244,6 +307,7 @@ def default_config(seat_names: Sequence[str] | None = None, *, doubles: bool = T
     if len(seat_names) > MAX_SEATS:
         raise ConfigError(f"{len(seat_names)} seats configured; the box supports at most {MAX_SEATS}")
     wiring = DEFAULT_WIRING
+    seat_names = [clean_text(name, "seat name", MAX_NAME) for name in seat_names]
     seats = tuple(
         SeatConfig(
             name=name,
@@ -269,7 +333,7 @@ def build_seats(given: Sequence[Mapping[str, Any]]) -> tuple[SeatConfig, ...]:
 
 def parse_seats(text: str) -> list[str]:
     """Seat names from ``--seats Blue,Red,...``: trimmed, none empty, none twice."""
-    names = [part.strip() for part in text.split(",")]
+    names = [clean_text(part, "seat name", MAX_NAME) for part in text.split(",")]
     if not any(names):
         raise ConfigError("--seats is empty; list the seats in order, e.g. --seats Blue,Red,Green")
     if not all(names):
@@ -287,7 +351,12 @@ def load_config(path: str | Path) -> TableConfig:
     """Read and check a config.toml; every mistake is a one-line ConfigError."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"config file {str(path)!r} is larger than 1 MB (or endless); "
+                              f"give the path of a config.toml")
+        data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"config file {str(path)!r} not found; check the path") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -353,7 +422,8 @@ def _pin_group(data: Mapping[str, Any], name: str, keys: tuple[str, ...]) -> dic
 
 
 def _from_toml(data: Mapping[str, Any]) -> TableConfig:
-    _known(data, ("table", "seats", "judge", "leds", "options", "speech"), "the config file")
+    _known(data, ("table", "seats", "judge", "leds", "options", "speech", "buttons"),
+           "the config file")
     table = _table(data, "table", "[table]")
     _known(table, ("game", "host", "port", "db", "pin"), "[table]")
     seats_raw = data.get("seats")
@@ -367,7 +437,13 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
     for i, raw in enumerate(seats_raw):
         where = f"seat {i + 1}"
         _known(raw, SEAT_KEYS, where)
-        name = _opt_str(raw, "name", where) or DEFAULT_SEATS[i][0]
+        name = _opt_str(raw, "name", where)
+        if name is None:
+            name = DEFAULT_SEATS[i][0]
+        elif not name.strip():
+            raise ConfigError(f'name = "" in {where} is empty; give the seat a name, e.g. '
+                              f'name = "{DEFAULT_SEATS[i][0]}"')
+        name = clean_text(name, f"name in {where}", MAX_NAME)
         by_name = dict(DEFAULT_SEATS).get(name, DEFAULT_SEATS[i][1])
         seats.append(
             SeatConfig(
@@ -378,16 +454,23 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
                 led=_opt_int(raw, "led", where),
             )
         )
+    for i, seat in enumerate(seats):  # after every seat's keys were checked
+        if seat.slap is None:
+            raise ConfigError(f"seat {i + 1} ({seat.name}) has no slap pin; give it one, e.g. "
+                              f"slap = {DEFAULT_WIRING.slap[i]}")
     judge = leds = None
     if "judge" in data:
         judge = JudgeKeys(**_pin_group(data, "judge", ("yes", "no", "undo")))
     if "leds" in data:
-        leds = LedChain(**_pin_group(data, "leds", ("data", "clock", "latch")))
+        raw_leds = _table(data, "leds", "[leds]")
+        oe = _opt_int(raw_leds, "oe", "[leds]")
+        rest = {k: v for k, v in raw_leds.items() if k != "oe"}
+        leds = LedChain(**_pin_group({"leds": rest}, "leds", ("data", "clock", "latch")), oe=oe)
     pin = table.get("pin")
-    if pin is not None and (isinstance(pin, bool) or not isinstance(pin, str | int)
-                            or not is_table_pin(str(pin))):
-        raise ConfigError(f'pin = {pin!r} in [table] must be {PIN_RULE} in quotes, '
-                          f'e.g. pin = "4321"')
+    if pin is not None and (isinstance(pin, bool) or not isinstance(pin, str | int)):
+        raise ConfigError(f'pin = {pin!r} in [table] must be a PIN code in quotes, e.g. pin = "483920"')
+    if pin is not None:
+        check_pin(pin, "pin in [table]")
     return TableConfig(
         game=_opt_str(table, "game", "[table]") or "spank-the-pig",
         seats=tuple(seats),
@@ -399,4 +482,47 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
         db=_opt_str(table, "db", "[table]"),
         pin=None if pin is None else str(pin),
         speech=dict(_table(data, "speech", "[speech]")),
+        buttons=_buttons(_table(data, "buttons", "[buttons]")),
     )
+
+
+def _buttons(raw: Mapping[str, Any]) -> ButtonOptions:
+    _known(raw, BUTTON_KEYS, "[buttons]")
+    confirm = raw.get("confirm_ms", 1.0)
+    if isinstance(confirm, bool) or not isinstance(confirm, int | float) or not 0 <= confirm <= 20:
+        raise ConfigError(f"confirm_ms = {confirm!r} in [buttons] must be 0-20 (milliseconds a "
+                          f"press must stay low to count; default 1)")
+    untimed = raw.get("untimed_edges", False)
+    if not isinstance(untimed, bool):
+        raise ConfigError(f"untimed_edges = {untimed!r} in [buttons] must be true or false")
+    return ButtonOptions(confirm_us=round(confirm * 1000), untimed_edges=untimed)
+
+
+def set_config_value(path: str | Path, section: str, key: str, value: int | float | str) -> None:
+    """Write ``key = value`` into ``[section]`` of a config file, keeping everything else
+    (comments too): an existing line is replaced, else the key is added at the section's top,
+    else the section is appended. The result is checked before it replaces the file."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    shown = f'"{value}"' if isinstance(value, str) else repr(value)
+    line = f"{key} = {shown}"
+    lines = text.splitlines()
+    head = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
+    start = next((i for i, ln in enumerate(lines)
+                  if (m := head.match(ln)) and m.group(1).strip() == section), None)
+    if start is None:
+        lines += ["", f"[{section}]", line]
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")),
+                   len(lines))
+        own = re.compile(rf"^\s*{re.escape(key)}\s*=")
+        found = next((i for i in range(start + 1, end) if own.match(lines[i])), None)
+        if found is None:
+            lines.insert(start + 1, line)
+        else:
+            lines[found] = line
+    new = "\n".join(lines) + "\n"
+    _from_toml(tomllib.loads(new))  # never write a file the referee would refuse
+    tmp = path.with_name(path.name + ".new")
+    tmp.write_text(new, encoding="utf-8")
+    tmp.replace(path)

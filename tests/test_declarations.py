@@ -247,8 +247,9 @@ class Warming(PrintAnnouncer):
         super().__init__(io.StringIO(), quiet=True)
         self.warmed: list[tuple[str, dict[str, Any]]] = []
 
-    def warm_table(self, seats: Any, said: Any = ()) -> None:
+    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = ()) -> None:
         self.warmed = list(said)
+        self.reasons = list(reasons)
 
 
 @pytest.mark.parametrize(("game", "options", "questions"), [
@@ -273,6 +274,7 @@ def test_the_voice_gets_ready_for_what_the_game_will_say(tmp_path: Path, game: s
         assert asked == questions
         assert [k for k, _ in voice.warmed if k != "awaiting"] == [
             k for k, _ in engine.rules.announcements(1)]
+        assert voice.reasons == engine.rules.reason_texts() and voice.reasons  # ruling pieces
         engine.stop()
     finally:
         store.close()
@@ -287,3 +289,23 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
                       for b in graph.find_modules_directly_imported_by(a)
                       if a != b and graph.chain_exists(importer=b, imported=a)})
     assert circles == []
+
+
+def test_an_unclear_race_is_said_as_unclear_not_as_a_clean_round(tmp_path: Path) -> None:
+    """A reason carries the key of the phrase it is said with: Pig's "unclear: 2 did not touch
+    the nose" used to be announced as "Clean round."."""
+    now = [0]
+    voice = PrintAnnouncer(io.StringIO(), quiet=True, clock=lambda: now[0])
+    store = Store(tmp_path / "u.db")
+    try:
+        engine = open_game(store, GameStart("pig", ("A", "B", "C", "D"), {}), voice,
+                           clock=lambda: now[0], auto=False)
+        engine.feed(Press(S, "A"))  # a claim; one more presses, two never do
+        engine.feed(Press(S + 200_000, "B"))
+        now[0] = 17 * S  # the 15 s window has run out
+        engine.step()
+        said = [key for key, _, _ in voice.said]
+        assert "unclear" in said and "nobody" not in said
+        assert engine.last_said == "Unclear: nobody loses."
+    finally:
+        store.close()

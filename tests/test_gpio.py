@@ -191,12 +191,12 @@ def test_virtual_box_hold_and_release(make_box, mock_factory, q):
 
 
 def test_simulated_press_needs_mock_pins(q):
-    class FakeFactory:  # stands in for lgpio: the box opens no pin for a seat without a button
+    class LGPIOFactory:  # stands in for lgpio: the box opens no pin for a seat without a button
         def ticks(self) -> float:
             return 0.0
 
     config = TableConfig(seats=(SeatConfig("Blue", "#1f6feb", None),))
-    box = ButtonBox(config, q.put_nowait, factory=FakeFactory())
+    box = ButtonBox(config, q.put_nowait, factory=LGPIOFactory())
     with pytest.raises(RuntimeError, match="mock pins"):
         box.press("Blue")
     box.close()

@@ -272,7 +272,7 @@ def test_example_config_with_all_eight_seats(tmp_path: Path) -> None:
 
 def test_example_config_has_the_documented_sections() -> None:
     data = tomllib.loads(EXAMPLE.read_text(encoding="utf-8"))
-    assert set(data) == {"table", "seats", "judge", "leds", "options", "speech"}
+    assert set(data) == {"table", "seats", "judge", "leds", "options", "speech", "buttons"}
     assert set(data["table"]) == {"game", "host", "port", "db", "pin"}
     assert all(set(s) <= {"name", "colour", "slap", "double", "led"} for s in data["seats"])
 
@@ -285,7 +285,7 @@ def test_example_config_pin_comments_match_the_header() -> None:
             bcm, pin = int(m.group(2)), int(m.group(3))
             assert PIN_OF_BCM[bcm] == pin, f"{line!r}: BCM {bcm} is pin {PIN_OF_BCM[bcm]}"
             found += 1
-    assert found == 8 + 4 + 3 + 3
+    assert found == 8 + 4 + 3 + 3 + 1  # seats, doubles, judge, LED chain, its OE
 
 
 # --------------------------------------------------------------------------------------------
@@ -334,7 +334,9 @@ def test_service_unit() -> None:
     assert u["ProtectSystem"] == ["strict"]
     assert u["StateDirectory"] == ["table-referee"]
     assert set(u["SupplementaryGroups"][0].split()) == {"gpio", "audio"}
-    assert set(u["After"][0].split()) >= {"sound.target", "network-online.target"}
+    assert u["After"] == ["sound.target"]  # never waits for a network an offline party lacks
+    assert u["RestartPreventExitStatus"] == ["2"]  # a config mistake does not loop forever
+    assert "GPIOZERO_PIN_FACTORY=lgpio" in u["Environment"]
     exec_start = u["ExecStart"][0].split()
     assert exec_start[:2] == ["/opt/table-referee/venv/bin/referee", "play"]
     assert exec_start[2:] == ["--config", "/etc/table-referee/config.toml"]
@@ -386,8 +388,8 @@ def test_installer_rejects_unknown_options() -> None:
 def test_bill_of_materials() -> None:
     with (HARDWARE / "bom.csv").open(newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == ["part", "qty", "example", "notes"]
-    assert all(len(r) == 4 and r[0] and r[1] and r[2] for r in rows[1:])
+    assert rows[0] == ["part", "qty", "example", "part_number", "typical_price", "notes"]
+    assert all(len(r) == 6 and r[0] and r[1] and r[2] and r[3] and r[4] for r in rows[1:])
     text = " ".join(r[2] for r in rows[1:])
     for part in ("74HC595", "ULN2803A", "arcade push button"):
         assert part in text

@@ -14,6 +14,19 @@ How a press becomes an event, in plain words:
   with the burst's FIRST edge; the rest of the burst is swallowed. A burst that starts while the
   button is held is its release (and its bounce). ``rearm_us`` optionally sets a minimum time
   between two accepted presses of the same button.
+* Glitches are not presses. A spike of a few microseconds to half a millisecond on a metre of
+  wire next to LED leads is an edge pair like any other; a press is only *confirmed* once the
+  line is still (or again) low ``confirm_us`` after the burst's first edge (default 1 ms). It is
+  *rejected* once the line has stayed high for ``confirm_us`` before that. A confirmed press is
+  still stamped with its first edge. The check runs on every edge and in ``poll(now)``, which a
+  small confirmer thread calls at each pending deadline (tests on a simulated clock call it
+  themselves). Mock pins are driven by software and never glitch, so on MockFactory the default
+  is no confirmation (presses are emitted at their first edge, as before).
+* Which factory times the edges matters (``edge_timing``): lgpio passes the kernel's timestamp
+  of each edge; pigpio its daemon's 32-bit microsecond tick (wrapping every 71.6 minutes, so the
+  reference pair is renewed every minute); RPi.GPIO and the native factory pass none, and
+  gpiozero stamps the edge when its Python callback runs, milliseconds late under load. The box
+  refuses such a factory unless ``untimed_ok`` (config ``[buttons] untimed_edges = true``).
 * The callback thread only converts, debounces and calls ``sink(event)`` (``queue.put_nowait``
   in the engine): no blocking, no logging, no disk. A sink that raises (a full queue) counts the
   event in ``dropped`` instead of killing the callback thread.
@@ -25,17 +38,21 @@ How a press becomes an event, in plain words:
   which the engine calls from its own loop (there is no polling thread here).
 
 LEDs are either one pin per seat (gpiozero ``LED``) or a 74HC595 chain (seat i = output Qi),
-shifted MSB first then latched. With no LEDs configured the LED methods do nothing.
+shifted MSB first then latched; with an ``oe`` pin the outputs are enabled only after the first
+(all-off) shift, so boot shows no random LEDs. With no LEDs configured the LED methods do nothing.
 """
 
 from __future__ import annotations
 
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from gpiozero import LED, Device, DigitalOutputDevice
-from gpiozero.pins.mock import MockFactory
+from gpiozero.pins.mock import MockFactory, MockPin
 
 from referee.clock import now_us
 from referee.config import JUDGE_SEAT, TableConfig
@@ -43,6 +60,57 @@ from referee.events import ButtonReleased, ButtonStuck, JudgeKey, Press
 
 Sink = Callable[[object], None]
 STUCK_AFTER_US = 10_000_000
+REFERENCE_RENEW_US = 60_000_000  # renew the ticks ↔ engine-clock pair this often (pigpio wraps)
+
+
+class CaptureError(RuntimeError):
+    """The pins cannot be used as configured: one line with the fix."""
+
+
+class PinOpenError(CaptureError):
+    """One pin would not open (busy, no permission...): which pin, for what, and why."""
+
+    def __init__(self, bcm: int, role: str, cause: BaseException) -> None:
+        self.bcm, self.role, self.cause = bcm, role, cause
+        super().__init__(f"BCM {bcm} ({role}): {cause or type(cause).__name__}")
+
+
+@dataclass(frozen=True)
+class EdgeTiming:
+    """How a pin factory times edges, as the scoreboard and ``referee doctor`` show it."""
+
+    factory: str  # gpiozero's class name
+    timed: bool  # the callback carries the edge's own time
+    delivery_us: int  # worst edge → callback delay (the engine waits this long past a close)
+    note: str
+    wraps: bool = False  # ticks wrap (pigpio: 32-bit µs): the reference pair must be renewed
+
+
+_TIMINGS: dict[str, EdgeTiming] = {
+    "LGPIOFactory": EdgeTiming("LGPIOFactory", True, 1500, "kernel edge timestamps (lgpio); "
+                               "edges delivered in batches 0.5-1 ms late"),
+    "PiGPIOFactory": EdgeTiming("PiGPIOFactory", True, 2000, "pigpio daemon ticks (32-bit µs, "
+                                "wrap every 71.6 min: renewed every minute)", wraps=True),
+    "MockFactory": EdgeTiming("MockFactory", True, 0, "mocked pins (no hardware)"),
+    "RPiGPIOFactory": EdgeTiming("RPiGPIOFactory", False, 0, "RPi.GPIO passes no edge time: "
+                                 "gpiozero stamps it when the Python callback runs (late "
+                                 "by up to milliseconds under load)"),
+    "NativeFactory": EdgeTiming("NativeFactory", False, 0, "gpiozero's native factory polls "
+                                "in Python: no edge times"),
+}
+
+
+def edge_timing(factory: Any) -> EdgeTiming:
+    """How `factory` times edges; an unknown factory counts as untimed."""
+    name = type(factory).__name__
+    return _TIMINGS.get(name, EdgeTiming(name, False, 0, f"{name}: edge timing unknown"))
+
+
+def untimed_message(timing: EdgeTiming) -> str:
+    return (f"the pin factory {timing.factory} gives no edge times ({timing.note}), so close "
+            "races would be ruled on when Python ran, not when hands landed: install lgpio "
+            "(sudo apt install python3-lgpio) and set GPIOZERO_PIN_FACTORY=lgpio, or set "
+            "untimed_edges = true in [buttons] to referee anyway")
 
 
 class _Input:
@@ -58,6 +126,10 @@ class _Input:
         self.down_since_us: int | None = None
         self.last_press_us: int | None = None
         self.stuck = False
+        self.pending_us: int | None = None  # first edge of a press not yet confirmed
+        self.high_since_us: int | None = None  # while pending: the line went high here
+        self.glitches = 0  # rejected low pulses (idle noise)
+        self.bounces = 0  # edges inside a burst (contact bounce)
 
     def event(self, t_us: int) -> object:
         if self.seat == JUDGE_SEAT:
@@ -68,29 +140,64 @@ class _Input:
         if state not in (0, 1):  # lgpio reports watchdog timeouts as level 2: not an edge
             return
         box = self.box
-        t_us = box.ref_us + round(box.factory.ticks_diff(ticks, box.ref_ticks) * 1_000_000)
+        t_us = box.ticks_to_us(ticks)
         with box._lock:
             events = self.edge(t_us, not state)
         for event in events:
             box._emit(event)
+        if self.pending_us is not None:
+            box._wake_confirmer()
+
+    def settle(self, until: int) -> list[object]:
+        """Decide a pending press from the edges known up to `until` (every edge before it has
+        been delivered): confirmed if the line was low at or after the deadline, rejected if it
+        stayed high for ``confirm_us`` first."""
+        start = self.pending_us
+        if start is None:
+            return []
+        box = self.box
+        if self.low and until >= start + box.confirm_us:
+            return self.confirm()
+        if not self.low and self.high_since_us is not None:
+            if until - self.high_since_us >= box.confirm_us:
+                self.pending_us = self.high_since_us = None
+                self.glitches += 1
+                self.last_edge_us = None  # the next falling edge starts a new burst
+                self.down_since_us = None
+        return []
+
+    def confirm(self) -> list[object]:
+        start, self.pending_us, self.high_since_us = self.pending_us, None, None
+        assert start is not None
+        last = self.last_press_us
+        if not self.stuck and (last is None or start - last >= self.box.rearm_us):
+            self.last_press_us = start
+            return [self.event(start)]
+        return []
 
     def edge(self, t: int, low: bool) -> list[object]:
         box = self.box
         out: list[object] = []
+        if self.pending_us is not None:
+            out += self.settle(t)  # the level held until this edge decides first
         if self.last_edge_us is None or t - self.last_edge_us >= box.debounce_us:
             self.burst_from_low, self.burst_start_us, self.burst_done = self.low, t, False
             if not self.low:
                 self.down_since_us = None
+        else:
+            self.bounces += 1
         self.last_edge_us, self.low = t, low
+        if self.pending_us is not None:
+            self.high_since_us = None if low else t
+            return out
         if low:
             if self.down_since_us is None:
                 self.down_since_us = t if self.burst_from_low else self.burst_start_us
             if not self.burst_from_low and not self.burst_done:
                 self.burst_done = True
-                start, last = self.burst_start_us, self.last_press_us
-                if not self.stuck and (last is None or start - last >= box.rearm_us):
-                    self.last_press_us = start
-                    out.append(self.event(start))
+                self.pending_us = self.burst_start_us
+                if box.confirm_us <= 0:
+                    out += self.confirm()
         elif self.burst_from_low:  # the release, or the bounce of it
             if self.stuck:
                 self.stuck = False
@@ -114,13 +221,27 @@ class ButtonBox:
         debounce_us: int = 5000,
         rearm_us: int | None = None,
         stuck_after_us: int = STUCK_AFTER_US,
+        confirm_us: int | None = None,
+        untimed_ok: bool | None = None,
+        clock: Callable[[], int] = now_us,
+        confirmer: bool = True,
     ) -> None:
         if factory is None:
             Device.ensure_pin_factory()
             factory = Device.pin_factory
+        self.timing = edge_timing(factory)
+        if untimed_ok is None:
+            untimed_ok = config.buttons.untimed_edges
+        if not self.timing.timed and not untimed_ok:
+            raise CaptureError(untimed_message(self.timing))
         self.config, self.sink, self.factory = config, sink, factory
         self.debounce_us, self.rearm_us = debounce_us, rearm_us or 0
         self.stuck_after_us = stuck_after_us
+        if confirm_us is None:  # software-driven mock pins never glitch (see the docstring)
+            mock = self.timing.factory == "MockFactory"
+            confirm_us = 0 if mock else config.buttons.confirm_us
+        self.confirm_us = confirm_us
+        self.clock = clock
         self.dropped = 0
         self._lock = threading.RLock()
         self._led_lock = threading.Lock()
@@ -131,14 +252,110 @@ class ButtonBox:
         self._chain_bits = 0
         self._blinks: dict[str, threading.Event] = {}
         self._closed = False
-        self.ref_ticks = factory.ticks()
-        self.ref_us = now_us()
+        self._ref: tuple[Any, int] = (factory.ticks(), clock())  # (ticks, engine µs) together
+        self._wake = threading.Event()
+        self._confirmer: threading.Thread | None = None
         try:
             self._open_inputs()
             self._open_leds()
         except BaseException:
             self.close()
             raise
+        if confirmer and self.confirm_us > 0:
+            self._confirmer = threading.Thread(target=self._confirm_loop, name="button-confirm",
+                                               daemon=True)
+            self._confirmer.start()
+
+    @property
+    def delivery_us(self) -> int:
+        """How long after an edge its event may still reach the sink: the factory's delivery
+        delay plus the glitch confirmation. A race must not be ruled before close + this."""
+        return self.timing.delivery_us + self.confirm_us
+
+    @property
+    def ref_ticks(self) -> Any:
+        return self._ref[0]
+
+    @property
+    def ref_us(self) -> int:
+        return self._ref[1]
+
+    def ticks_to_us(self, ticks: Any) -> int:
+        """An edge's tick on the engine clock, from the latest reference pair. The pair is
+        renewed every minute (`renew_reference`), so a wrapping tick (pigpio: 32 bits of µs)
+        never runs a whole period past it; an edge a little older than the pair comes out
+        negative from plain subtraction, and from pigpio's modulo as nearly a whole period,
+        which is folded back."""
+        ref_ticks, ref_us = self._ref
+        diff = self.factory.ticks_diff(ticks, ref_ticks)
+        if self.timing.wraps and diff > 2147.483648:  # half of 2**32 µs
+            diff -= 4294.967296
+        return int(ref_us + round(diff * 1_000_000))
+
+    def renew_reference(self, now: int | None = None) -> None:
+        """Take a fresh (ticks, engine µs) pair when the current one is a minute old, for a
+        factory whose ticks wrap. Others (lgpio: CLOCK_MONOTONIC seconds, the engine's own
+        clock) keep the pair taken at start."""
+        if not self.timing.wraps:
+            return
+        now = self.clock() if now is None else now
+        if now - self._ref[1] >= REFERENCE_RENEW_US:
+            self._ref = (self.factory.ticks(), self.clock())
+
+    # ------------------------------------------------------------------------------ confirming
+
+    def poll(self, now: int | None = None) -> None:
+        """Confirm or reject pending presses as of `now` (engine clock), from the edges known
+        up to ``now - delivery`` (every edge older than the factory's delivery delay has been
+        delivered). Reading the line instead would be quicker but cannot tell a press that
+        is still low from a new press after a spike whose end is still on its way."""
+        now = self.clock() if now is None else now
+        self.renew_reference(now)
+        out: list[object] = []
+        with self._lock:
+            for inp in self._inputs.values():
+                if inp.pending_us is not None:
+                    out += inp.settle(now - self.timing.delivery_us)
+        for event in out:
+            self._emit(event)
+
+    def next_deadline(self) -> int | None:
+        """When `poll` can next decide something (None: nothing pending)."""
+        delivery = self.timing.delivery_us
+        with self._lock:
+            times: list[int] = []
+            for inp in self._inputs.values():
+                if inp.pending_us is None:
+                    continue
+                if inp.high_since_us is not None:  # high now: rejected then, unless an edge
+                    times.append(inp.high_since_us + self.confirm_us + delivery)
+                else:
+                    times.append(max(inp.pending_us + self.confirm_us,
+                                     (inp.last_edge_us or 0)) + delivery)
+            return min(times, default=None)
+
+    def _wake_confirmer(self) -> None:
+        self._wake.set()
+
+    def _confirm_loop(self) -> None:
+        while not self._closed:
+            due = self.next_deadline()
+            if due is None:
+                self._wake.wait(1.0)
+                self._wake.clear()
+                self.renew_reference()
+                continue
+            wait = (due - self.clock()) / 1_000_000
+            if wait > 0:
+                time.sleep(min(wait, 0.05))
+                continue
+            self.poll()
+            time.sleep(0.0002)  # a deadline moved by a bounce: look again shortly
+
+    def noise(self) -> dict[tuple[str, str], tuple[int, int]]:
+        """(seat, button) → (glitches rejected, bounce edges seen), for ``referee buttons``."""
+        with self._lock:
+            return {key: (inp.glitches, inp.bounces) for key, inp in self._inputs.items()}
 
     # ---------------------------------------------------------------------------------- inputs
 
@@ -152,12 +369,15 @@ class ButtonBox:
         for seat_name, button, bcm in wanted:
             if bcm is None:
                 continue
-            pin = self.factory.pin(bcm)
-            inp = _Input(self, seat_name, button, bcm, pin)
-            self._inputs[seat_name, button] = inp
-            pin.input_with_pull("up")
-            pin.bounce = None
-            pin.edges = "both"
+            try:
+                pin = self.factory.pin(bcm)
+                inp = _Input(self, seat_name, button, bcm, pin)
+                self._inputs[seat_name, button] = inp
+                pin.input_with_pull("up")
+                pin.bounce = None
+                pin.edges = "both"
+            except Exception as exc:
+                raise PinOpenError(bcm, f"{seat_name} {button}", exc) from exc
             with self._lock:
                 pin.when_changed = inp.on_edge
                 if not pin.state:  # already held as we start
@@ -172,6 +392,7 @@ class ButtonBox:
 
     def check_stuck(self, now: int) -> None:
         """Report (to the sink) every button held down for ``stuck_after_us`` or more by ``now``."""
+        self.renew_reference(now)
         found: list[object] = []
         with self._lock:
             for inp in self._inputs.values():
@@ -231,6 +452,11 @@ class ButtonBox:
                 self._chain[role] = DigitalOutputDevice(bcm, pin_factory=self.factory)
             with self._led_lock:
                 self._shift_out()
+            if chain.oe is not None:
+                # OE is pulled high (outputs off) by 10 kΩ through boot; enable the outputs only
+                # now that the register holds zeros instead of power-on noise.
+                self._chain["oe"] = DigitalOutputDevice(chain.oe, initial_value=False,
+                                                        pin_factory=self.factory)
 
     def _shift_out(self) -> None:
         """Clock the 8 chain bits into the 74HC595 (Q7 first) and latch them. Hold _led_lock."""
@@ -307,7 +533,10 @@ class ButtonBox:
                 rows.append((f"{seat.name} LED", seat.led, "on" if lit else "off"))
         chain = self.config.leds
         if chain is not None and self._chain:
-            for role, bcm in (("data", chain.data), ("clock", chain.clock), ("latch", chain.latch)):
+            roles = [("data", chain.data), ("clock", chain.clock), ("latch", chain.latch)]
+            if chain.oe is not None and "oe" in self._chain:
+                roles.append(("oe", chain.oe))
+            for role, bcm in roles:
                 rows.append((f"LED chain {role}", bcm, "high" if self._chain[role].value else "low"))
         return rows
 
@@ -319,6 +548,8 @@ class ButtonBox:
             if self._closed:
                 return
             self._closed = True
+        self._wake.set()
+        with self._led_lock:
             if self._chain:
                 self._chain_bits = 0
                 self._shift_out()
@@ -335,3 +566,15 @@ class ButtonBox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class BoundedMockPin(MockPin):  # type: ignore[misc]
+    """gpiozero's MockPin keeps every level change in `states` for its own test assertions: in
+    a mock-mode table that runs for hours it grows without end (about 9 MB per 40k presses).
+    This one keeps the latest `KEEP` changes."""
+
+    KEEP = 64
+
+    def clear_states(self) -> None:
+        super().clear_states()
+        self.states: deque[Any] = deque(self.states, maxlen=self.KEEP)

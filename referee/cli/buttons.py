@@ -102,6 +102,7 @@ class Report:
     timed_out: bool = False
     held_long_s: float = 3.0
     keys: dict[Button, str] = field(default_factory=dict)  # mock mode: the key for each button
+    noise: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (glitches, bounces)
 
     @property
     def silent(self) -> list[Button]:
@@ -126,6 +127,14 @@ class Report:
             if b not in self.stuck_at_start:
                 out.append(f"{b.label} ({b.where}): held down for more than "
                            f"{self.held_long_s:g} s — free the button or replace it")
+        for b in self.buttons:
+            glitches = self.noise.get(b.key, (0, 0))[0]
+            if glitches:
+                out.append(f"{b.label} ({b.where}): {glitches} glitch{'es' * (glitches != 1)} "
+                           "ignored (spikes too short to be a press) — electrical noise on its "
+                           "wire: twist it with its ground wire, keep it away from the LED leads, "
+                           "and fit the filter in wiring.md (\"Glitches\": 4.7 kΩ pull-up, 1 kΩ "
+                           "series, 10 nF)")
         done: set[tuple[Button, Button]] = set()
         for asked, got in self.swaps:
             if (asked, got) in done:
@@ -239,6 +248,7 @@ class ButtonCheck:
         except KeyboardInterrupt:
             self._print("Stopped.")
         finally:
+            self.report.noise = self.box.noise()
             self.box.close()
         self._summary()
         return self.report
@@ -403,6 +413,11 @@ class ButtonCheck:
         if r.leds:
             self._print("ok  LEDs lit in turn: " + ", ".join(r.leds) + " (check each lit at "
                         "its own seat)")
+        bouncy = [f"{b.label} {r.noise[b.key][1]}" for b in r.buttons
+                  if r.noise.get(b.key, (0, 0))[1]]
+        if bouncy:
+            self._print("ok  contact bounce (edges inside a press, debounced in software): "
+                        + ", ".join(bouncy))
         problems = r.problems()
         for line in problems:
             self._print(f"FIX {line}")

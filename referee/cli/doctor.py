@@ -1,9 +1,12 @@
 """`referee doctor`: is this machine ready to referee? One line per check, never a traceback.
 
 Each line is ``ok  <what>: <detail>`` or ``FIX <what>: <the finding and one clear fix>``, in this
-order: the config, the pin factory in use, GPIO access, the Pi model, every configured pin (with
-its level: a button reading "pressed" at rest is stuck or wired wrong), audio output (the
-announcer's own description), espeak-ng, pyttsx3 (started in a child process with a timeout), the
+order: the config, the pin factory in use (and whether it times edges), GPIO access, the Pi
+model, power (under-voltage and throttling from ``vcgencmd get_throttled``), the fitted HAT (from
+the device tree: a configured pin it uses is refused), every configured pin (with its level: a
+button reading "pressed" at rest is stuck or wired wrong; a busy pin is named with its real
+owner), audio output (the announcer's own description, underruns, and an HDMI default when a
+better card is there), espeak-ng, pyttsx3 (started in a child process with a timeout), the
 database (opened or created, WAL mode, writable) and the scoreboard address. Every check is
 wrapped: one that fails unexpectedly is one FIX line naming the exception. Exit status 0 when
 every line is ok, 1 otherwise.
@@ -38,6 +41,8 @@ from referee.capture.header import box_error, where
 from referee.config import ConfigError, TableConfig, default_config, load_config
 
 MODEL_FILE = Path("/proc/device-tree/model")
+HAT_DIR = Path("/proc/device-tree/hat")  # the HAT's EEPROM, as the firmware read it at boot
+VCGENCMD = "vcgencmd"
 GPIOCHIP_GLOB = "/dev/gpiochip*"
 ASOUND_CARDS = Path("/proc/asound/cards")
 PYTTSX3_TIMEOUT_S = 15.0
@@ -89,6 +94,51 @@ def is_pi5(model: str | None) -> bool:
     return model is not None and ("Pi 5" in model or "Compute Module 5" in model)
 
 
+def has_jack(model: str | None) -> bool:
+    """Pi 5 and Zero 2 W have no 3.5 mm audio jack (nor does any Zero, nor a Compute Module)."""
+    if model is None:
+        return False
+    return not (is_pi5(model) or "Zero" in model or "Compute Module" in model)
+
+
+def fitted_hat(hat_dir: Path | None = None) -> str | None:
+    """The fitted HAT's product string (vendor in brackets), or None without a HAT."""
+    hat_dir = HAT_DIR if hat_dir is None else hat_dir
+
+    def read(name: str) -> str:
+        try:
+            return (hat_dir / name).read_bytes().decode("utf-8", "replace").strip("\x00 \n")
+        except OSError:
+            return ""
+
+    product = read("product")
+    if not product:
+        return None
+    vendor = read("vendor")
+    return f"{product} ({vendor})" if vendor else product
+
+
+THROTTLE_BITS = {
+    0: "under-voltage now", 1: "CPU frequency capped now", 2: "throttled now",
+    3: "at the soft temperature limit now", 16: "under-voltage since boot",
+    17: "frequency capped since boot", 18: "throttled since boot",
+    19: "soft temperature limit reached since boot",
+}
+
+
+def throttled() -> tuple[int, list[str]] | None:
+    """`vcgencmd get_throttled` as (bits, what they mean); None where vcgencmd is missing."""
+    exe = shutil.which(VCGENCMD)
+    if exe is None:
+        return None
+    try:
+        done = subprocess.run([exe, "get_throttled"], capture_output=True, text=True, timeout=5)
+        bits = int(done.stdout.strip().partition("=")[2], 16)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+    return bits, [text for bit, text in THROTTLE_BITS.items() if bits >> bit & 1]
+
+
 def sound_devices() -> list[str]:
     """Output devices PortAudio sees ([] without sounddevice/PortAudio or without a card)."""
     try:
@@ -108,6 +158,44 @@ def alsa_cards() -> list[str]:
     return [" ".join(line.split()) for line in text.splitlines() if line.strip()[:1].isdigit()]
 
 
+ASOUND_CONFS = (Path("/etc/asound.conf"), Path.home() / ".asoundrc")
+
+
+def parse_cards(lines: list[str]) -> list[tuple[int, str, str]]:
+    """(index, id, name) from /proc/asound/cards lines such as
+    "2 [Device ]: USB-Audio - USB Audio Device"."""
+    import re
+
+    cards = []
+    for line in lines:
+        found = re.match(r"\s*(\d+)\s*\[\s*([^\]]*?)\s*\]:\s*(.*)$", line)
+        if found:
+            rest = found.group(3)
+            name = rest.partition(" - ")[2].strip() if " - " in rest else rest.strip()
+            cards.append((int(found.group(1)), found.group(2), name))
+    return cards
+
+
+def alsa_default_card(cards: list[tuple[int, str, str]]) -> tuple[int, str, str] | None:
+    """The card ALSA plays on by default: `defaults.pcm.card` from /etc/asound.conf (or this
+    user's ~/.asoundrc), else card 0."""
+    import re
+
+    wanted: str | None = None
+    for conf in ASOUND_CONFS:
+        try:
+            text = conf.read_text()
+        except OSError:
+            continue
+        found = re.search(r"defaults\.pcm\.card\s+\"?([\w-]+)\"?", text)
+        if found:
+            wanted = found.group(1)
+    for index, ident, name in cards:
+        if wanted is None and index == 0 or wanted in (str(index), ident):
+            return index, ident, name
+    return None
+
+
 # ------------------------------------------------------------------------------------------------
 # The checks
 
@@ -121,6 +209,7 @@ class Doctor:
         self.factory: Any = None
         self.model: str | None = None
         self.lines: list[Line] = []
+        self.audio_health: dict[str, Any] = {}
 
     def run(self) -> int:
         checks: list[tuple[str, Callable[[], Iterable[Line]]]] = [
@@ -128,6 +217,8 @@ class Doctor:
             ("pin factory", self.check_pin_factory),
             ("GPIO access", self.check_gpio_access),
             ("Pi model", self.check_pi_model),
+            ("power", self.check_power),
+            ("HAT", self.check_hat),
             ("pins", self.check_pins),
             ("audio output", self.check_audio),
             ("espeak-ng", self.check_espeak),
@@ -198,17 +289,32 @@ class Doctor:
                                       for w in caught) or str(exc)
                     yield fix("pin factory", self._factory_fix(env, exc, tried))
                     return
+                fell_back = [str(w.message) for w in caught if "lgpio" in str(w.message)]
+        else:
+            fell_back = []
         self.factory = Device.pin_factory
         name = type(self.factory).__name__
-        if name == "NativeFactory":
-            yield fix("pin factory", "NativeFactory (gpiozero's last resort: no kernel edge "
-                                     "times): install lgpio: sudo apt install python3-lgpio")
+        from referee.capture.gpio import edge_timing
+
+        timing = edge_timing(self.factory)
+        if not timing.timed:
+            why = f"; lgpio did not load: {lgpio_cause(fell_back[0])}" if fell_back else ""
+            if self._config().buttons.untimed_edges:
+                yield ok("pin factory", f"{name} ({how}): {timing.note}; allowed by "
+                                        f"untimed_edges in [buttons]{why}")
+            else:
+                yield fix("pin factory", f"{name} ({how}): {timing.note}{why}: use lgpio "
+                                         "(sudo apt install python3-lgpio; the service sets "
+                                         "GPIOZERO_PIN_FACTORY=lgpio), or allow it with "
+                                         "untimed_edges = true in [buttons]")
             return
         if name == "MockFactory" and not self.mock and env != "mock":
             how = "already set by the caller"
-        yield ok("pin factory", f"{name} ({how})")
+        yield ok("pin factory", f"{name} ({how}): {timing.note}")
 
     def _factory_fix(self, env: str | None, exc: BaseException, tried: str) -> str:
+        if "lgpio" in tried and ".lgd-nfy" in tried:
+            return f"lgpio does not load: {lgpio_cause(tried)}"
         if env:
             return (f"GPIOZERO_PIN_FACTORY={env} does not load ({exc}): use lgpio on a Pi, or "
                     "mock without hardware")
@@ -216,7 +322,7 @@ class Doctor:
             return (f"none loads ({tried}): this is not a Raspberry Pi; use --mock (or "
                     "GPIOZERO_PIN_FACTORY=mock) to run without hardware")
         return (f"none loads ({tried}): sudo apt install python3-lgpio, and make the venv with "
-                "--system-site-packages (or .venv/bin/pip install lgpio)")
+                "--system-site-packages (sudo hardware/install.sh does both)")
 
     def check_gpio_access(self) -> Iterable[Line]:
         chips = sorted(glob.glob(GPIOCHIP_GLOB))
@@ -264,6 +370,65 @@ class Doctor:
             return
         yield ok("Pi model", model)
 
+    def check_power(self) -> Iterable[Line]:
+        if self.model is None:
+            yield ok("power", "not a Raspberry Pi: not checked")
+            return
+        found = throttled()
+        if found is None:
+            yield ok("power", "not checked (no vcgencmd: sudo apt install libraspberrypi-bin)")
+            return
+        bits, what = found
+        if bits & 0x50005:  # under-voltage or throttling, now or since boot
+            yield fix("power", f"{', '.join(what)} (get_throttled=0x{bits:x}): use the official "
+                               "power supply (5.1 V 3 A; 5 V 5 A for a Pi 5) and a short cable; "
+                               "a USB speaker and the button LEDs draw from it too")
+        elif bits:
+            yield fix("power", f"{', '.join(what)} (get_throttled=0x{bits:x}): the Pi is too "
+                               "hot; give it air or a heatsink")
+        else:
+            yield ok("power", "no under-voltage or throttling since boot")
+
+    def check_hat(self) -> Iterable[Line]:
+        from referee.capture.header import HAT_SAFE_PINS, hat_pins
+        from referee.config import _pin_uses
+
+        hat = fitted_hat()
+        if hat is None:
+            if self.model is not None:
+                yield ok("HAT", "no HAT fitted (nothing in /proc/device-tree/hat)")
+            return
+        uses = hat_pins(hat)
+        config = self._config()
+        taken = {pin for pin, _ in _pin_uses(config)}
+        clashes = [(pin, user) for pin, user in _pin_uses(config) if pin in uses]
+        if not clashes:
+            yield ok("HAT", f"{hat}: none of the configured pins is one it uses")
+            return
+        spare = [p for p in HAT_SAFE_PINS if p not in taken and p not in uses]
+        for pin, user in clashes:
+            offer = f"e.g. BCM {spare.pop(0)} ({where_free(spare)})" if spare else \
+                "see the HAT-safe pin map in wiring.md"
+            yield fix("HAT", f"{where(pin)} is used by {uses[pin]} on the fitted HAT {hat}, "
+                             f"but the config gives it to {user}: move {user} to a HAT-safe pin, "
+                             f"{offer}")
+
+    def _pin_owner(self, bcm: int) -> str:
+        """Who really holds a busy pin: the fitted HAT's use of it, the kernel's consumer."""
+        from referee.capture.header import hat_pins
+        from referee.capture.lineinfo import line_info
+
+        parts = []
+        hat = fitted_hat()
+        if hat is not None and bcm in hat_pins(hat):
+            parts.append(f"{hat_pins(hat)[bcm]} on the fitted HAT {hat}")
+        info = line_info(bcm)
+        if info is not None and info.consumer:
+            parts.append(f"the kernel says {info.consumer!r} holds it")
+            if info.consumer in ("lgpio", "referee", "gpiozero"):
+                parts.append("another referee? sudo systemctl stop table-referee")
+        return "; ".join(parts)
+
     def check_pins(self) -> Iterable[Line]:
         if self.factory is None:
             yield fix("pins", "not checked: fix the pin factory first")
@@ -272,9 +437,16 @@ class Doctor:
 
         config = self._config()
         try:
-            box = ButtonBox(config, lambda event: None, factory=self.factory)
+            box = ButtonBox(config, lambda event: None, factory=self.factory, untimed_ok=True,
+                            confirmer=False)
         except Exception as exc:  # noqa: BLE001
-            yield fix("pins", box_error(exc))
+            bcm = getattr(exc, "bcm", None)
+            owner = self._pin_owner(bcm) if isinstance(bcm, int) else ""
+            if owner:
+                yield fix("pins", f"{where(bcm)} for {getattr(exc, 'role', '?')} is busy: "  # type: ignore[arg-type]
+                                  f"{owner}; give it another pin (wiring.md, HAT-safe pin map)")
+            else:
+                yield fix("pins", box_error(exc))
             return
         try:
             rows = box.pins()
@@ -296,7 +468,7 @@ class Doctor:
             return
         if trouble and "sound device" in trouble and devices:
             yield fix("audio output", f"{described} — {trouble}: stop whatever holds the sound "
-                                      "device (the referee service? sudo systemctl stop referee) "
+                                      "device (the referee service? sudo systemctl stop table-referee) "
                                       "and run referee doctor again")
             return
         if trouble:
@@ -310,10 +482,47 @@ class Doctor:
             return
         if not devices:
             yield fix("audio output", f"no sound card ({described}): phrases will be printed; "
-                                      "plug a speaker into the 3.5 mm jack or a USB sound card "
-                                      "(or fit the audio HAT), then run referee doctor again")
+                                      f"{self._speaker_advice()}, then run referee doctor again")
             return
-        yield ok("audio output", described)
+        if self.audio_health.get("problem"):
+            yield fix("audio output", f"{self.audio_health['problem']}: {self._speaker_advice()}")
+            return
+        hdmi = self._hdmi_default()
+        if hdmi:
+            yield fix("audio output", hdmi)
+            return
+        underruns = int(self.audio_health.get("underruns", 0) or 0)
+        if underruns:
+            yield fix("audio output", f"{described}; {underruns} underruns while checking: stop "
+                                      "other programs using the CPU or the sound card")
+            return
+        counted = "underruns" in self.audio_health
+        yield ok("audio output", f"{described}; no underruns" if counted else described)
+
+    def _speaker_advice(self) -> str:
+        if has_jack(self.model) or self.model is None:
+            return ("plug a speaker into the 3.5 mm jack or a USB sound card (or fit "
+                    "the audio HAT)")
+        return (f"this {self.model} has no 3.5 mm jack: plug in a USB speaker or USB sound "
+                "card, use HDMI to a TV, or fit an I2S audio HAT")
+
+    def _hdmi_default(self) -> str | None:
+        """FIX text when ALSA's default card is HDMI, another card is there, and [speech] names
+        no device (a Pi 5 with a USB speaker: the referee would talk to the TV, or nobody)."""
+        if self._config().speech.get("device") is not None:
+            return None
+        cards = parse_cards(alsa_cards())
+        default = alsa_default_card(cards)
+        if default is None or "hdmi" not in default[2].casefold():
+            return None
+        others = [c for c in cards if "hdmi" not in c[2].casefold()]
+        if not others:
+            return None
+        name = others[0][2]
+        return (f"ALSA's default sound card is HDMI ({default[2]}) although {name!r} is there: "
+                f'set device = "{name}" under [speech] in the config (sudo hardware/install.sh '
+                "offers this); raspi-config's choice only reaches the login user, not the "
+                "service")
 
     def _describe_announcer(self) -> tuple[str | None, str]:
         """(the announcer's describe(), trouble it reported) — built with a timeout."""
@@ -327,6 +536,8 @@ class Doctor:
                 announcer = make_announcer(config, no_speech=False, out=io.StringIO())
                 try:
                     result["describe"] = announcer.describe()
+                    health = getattr(announcer, "health", None)
+                    result["health"] = health() if health is not None else {}
                     result["printing"] = type(announcer).__name__ == "PrintAnnouncer"
                 finally:
                     announcer.close()
@@ -343,6 +554,7 @@ class Doctor:
             return None, f"it did not start within {ANNOUNCER_TIMEOUT_S:g} s"
         if "error" in result:
             return None, str(result["error"])
+        self.audio_health = dict(result.get("health") or {})
         described = str(result.get("describe", ""))
         if result.get("printing"):
             return described, said or "speech could not render a phrase"
@@ -464,6 +676,27 @@ class Doctor:
             yield ok("scoreboard", f"http://{shown}/")
 
 
+# How a button is wired, in the same words as wiring.md ("How to wire a button").
+BUTTON_WIRING = ("{at} to the microswitch's COM tab, its NO (normally open) tab to ground{gnd}; "
+                 "leave NC free, never wire the pin straight to ground")
+
+
+def where_free(spare: list[int]) -> str:
+    return "others: " + ", ".join(str(p) for p in spare[:4]) if spare else "no other free one"
+
+
+def lgpio_cause(warning: str) -> str:
+    """The real reason lgpio did not load, from gpiozero's fallback warning."""
+    if ".lgd-nfy" in warning or "Permission denied" in warning:
+        return (f"it makes its notification pipe (.lgd-nfy*) in the current directory "
+                f"{os.getcwd()!r}, which this user cannot write ({warning.strip()}); run from a "
+                "writable directory (the service runs in /var/lib/table-referee)")
+    if "No module named" in warning:
+        return ("python3-lgpio is not installed, or the venv cannot see it: sudo apt install "
+                "python3-lgpio; the venv needs --system-site-packages")
+    return warning.strip()
+
+
 def _in_group(name: str) -> bool | None:
     try:
         gid = grp.getgrnam(name).gr_gid
@@ -485,8 +718,7 @@ def _pin_line(role: str, bcm: int, state: str) -> Line:
         at = f"pin {pin}" if pin is not None else f"BCM {bcm}"
         gnd = f" (e.g. pin {nearest_ground(pin)})" if pin is not None else ""
         return fix(label, f"{where(bcm)} reads pressed at rest: free the stuck button, or fix "
-                          f"the wiring — {at} to the button's NO (normally open) tab, its COM tab "
-                          f"to ground{gnd}; never NC, never straight to ground")
+                          f"the wiring — {BUTTON_WIRING.format(at=at, gnd=gnd)}")
     return ok(label, f"{where(bcm)}, {state}")
 
 

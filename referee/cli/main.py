@@ -1,4 +1,4 @@
-"""The `referee` command: play, demo, replay, export, buttons, doctor, speech.
+"""The `referee` command: play, demo, replay, export, buttons, doctor, calibrate, speech.
 
 Bad input (a config file, a log line, a flag) is one line on standard error naming the problem and
 the fix, and exit status 2 — never a traceback.
@@ -7,22 +7,28 @@ the fix, and exit status 2 — never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee import __version__
 from referee.cli.common import UsageError, table_config
-from referee.cli.table import HardwareError, Table
-from referee.config import PIN_RULE, ConfigError, TableConfig, is_table_pin
+from referee.cli.table import HardwareError
+from referee.config import ConfigError, TableConfig, check_pin
 from referee.rules.base import games, rules_for
 from referee.rules.declare import RulesError
 from referee.store.database import StoreError, connect, export_lines
 from referee.store.tablelog import LogError, dumps, replay
 
 DB_DEFAULT = "default: $REFEREE_DB, else ~/.local/share/table-referee/referee.db"
+
+if TYPE_CHECKING:
+    from referee.cli.table import Table
 
 
 def port_number(text: str) -> int:
@@ -33,13 +39,6 @@ def port_number(text: str) -> int:
     if not 1 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"port {text!r} must be a number from 1 to 65535")
     return value
-
-
-def table_pin(text: str) -> str:
-    if not is_table_pin(text):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a table PIN: use {PIN_RULE}, e.g. --pin 2468")
-    return text
 
 
 def parse_options(pairs: Sequence[str] | None) -> dict[str, str]:
@@ -86,7 +85,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
-    from referee.cli.table import use_mock_pins
+    from referee.cli.table import Table, use_mock_pins  # looked up now: tests swap Table
 
     game = args.game
     config = table_config(args)
@@ -102,8 +101,9 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
         use_mock_pins()
     host = args.host or config.host
     port = args.port or config.port
+    pin = check_pin(args.pin) if args.pin is not None else None
     table = Table(config, db=args.db, mock=args.mock or demo, no_speech=args.no_speech,
-                  pin=args.pin, demo=demo)
+                  pin=pin, demo=demo)
     try:
         engine = table.start(game, options, resume=not args.new)
     except RulesError as exc:
@@ -124,8 +124,9 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise UsageError(f"cannot serve the scoreboard on {host}:{port}: {reason}; "
                              f"choose another --port or --host") from None
-        print(f"Scoreboard: http://{host}:{port}/", file=out)
+        print(f"Scoreboard: {server.url}", file=out)
     table.subscribe(lambda kind, data: _print_event(table, kind, data))
+    signal.signal(signal.SIGTERM, _stop_signal)  # systemctl stop: like Ctrl-C, a clean stop
     try:
         if (args.mock or demo) and sys.stdin.isatty():
             from referee.capture.keyboard import run_keyboard
@@ -140,6 +141,10 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
             server.close()
         table.close()
     return 0
+
+
+def _stop_signal(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def _wait_until_over(table: Table, args: argparse.Namespace) -> None:
@@ -180,7 +185,7 @@ def _print_event(table: Table, kind: str, data: dict[str, Any]) -> None:
 def cmd_demo(args: argparse.Namespace) -> int:
     args.game = args.demo_game
     args.new = True  # a demo always starts a fresh game
-    if not args.seats:
+    if args.seats is None:
         args.seats = "Blue,Red,Green,Yellow"
     return cmd_play(args, demo=True)
 
@@ -197,6 +202,12 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     code: int = run_doctor(args)
     return code
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from referee.cli.calibrate import run_calibrate
+
+    return run_calibrate(args)
 
 
 class Parser(argparse.ArgumentParser):
@@ -220,8 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--host", help="scoreboard address (default 127.0.0.1)")
         sp.add_argument("--port", type=port_number, help="scoreboard port (default 8000)")
         sp.add_argument("--no-speech", action="store_true", help="print phrases instead")
-        sp.add_argument("--pin", type=table_pin, help=f"the table PIN for the judge panel, setup "
-                        f"and the virtual box: {PIN_RULE} (default: random, printed at start)")
+        sp.add_argument("--pin", help="the table PIN for the judge panel, setup and the virtual "
+                                      "box: 4 to 8 digits (default: 6 random digits, printed at "
+                                      "start)")
         sp.add_argument("--no-web", action="store_true", help="no scoreboard")
         sp.add_argument("--new", action="store_true", help="start a new game, never resume")
         sp.add_argument("--exit-when-over", action="store_true", help=argparse.SUPPRESS)
@@ -297,11 +309,53 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--db", help=f"the SQLite database to check ({DB_DEFAULT})")
     sp.set_defaults(func=cmd_doctor)
 
+    sp = sub.add_parser("calibrate", help="measure the speaker's delay with a microphone")
+    sp.add_argument("--config", help="the config to write output_delay_ms into")
+    sp.add_argument("--device", help="sound output (part of its name; default: [speech] device)")
+    sp.add_argument("--mic", help="microphone (part of its name; default: the first)")
+    sp.add_argument("--clicks", type=int, default=10, choices=range(3, 101), metavar="N",
+                    help="how many clicks to play (3-100, default 10)")
+    sp.add_argument("--dry-run", action="store_true", help="measure, but do not write the config")
+    sp.set_defaults(func=cmd_calibrate)
+
     # listed for --help only: `main` hands `referee speech ...` to the voice's own parser
     sp = sub.add_parser("speech", help="speech tools: render DIR, say TEXT, doctor",
                         add_help=False)
     sp.add_argument("rest", nargs=argparse.REMAINDER)
     return p
+
+
+PATH_ARGS = ("config", "db", "log")
+
+
+def writable_cwd(args: argparse.Namespace) -> None:
+    """lgpio makes its notification pipe (.lgd-nfy0) in the current directory when gpiozero
+    imports it; from a directory this user cannot write (systemd's default /, a read-only
+    checkout) the import fails and gpiozero silently falls back to a factory without edge
+    times. So move to a writable directory first, after making path arguments absolute."""
+    try:
+        here = os.getcwd()
+    except FileNotFoundError:
+        here = ""
+    if here and os.access(here, os.W_OK | os.X_OK):
+        return
+    for name in PATH_ARGS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value != "-" and here:
+            setattr(args, name, os.path.join(here, value))
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
+                                                             "state")
+    for place in (os.environ.get("STATE_DIRECTORY"), os.path.join(state, "table-referee"),
+                  tempfile.gettempdir()):
+        if not place:
+            continue
+        try:
+            os.makedirs(place, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(place, os.W_OK | os.X_OK):
+            os.chdir(place)
+            return
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -315,6 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2
+    writable_cwd(args)
     try:
         code: int = args.func(args)
         return code

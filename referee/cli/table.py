@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import queue
 import secrets
 import sys
+import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -13,11 +15,13 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from referee.cli.common import Lines
 from referee.config import TableConfig, build_seats
-from referee.engine.loop import Engine, Item, open_game, resume_game
-from referee.events import GameStart
+from referee.engine.loop import Command, Engine, Item, open_game, resume_game
+from referee.events import Facts, GameStart
 from referee.rules.base import rules_for
-from referee.store.database import Store, game_row, marks
+from referee.store.database import Store, StoreError, game_row, marks
 from referee.voice.announce import Announcer, PrintAnnouncer
+
+FINISH_S = 5.0  # how long a stop waits for an open race to close and be ruled
 
 if TYPE_CHECKING:
     from referee.capture.gpio import ButtonBox
@@ -41,8 +45,10 @@ def use_mock_pins() -> None:
     from gpiozero import Device
     from gpiozero.pins.mock import MockFactory
 
+    from referee.capture.gpio import BoundedMockPin
+
     if not isinstance(Device.pin_factory, MockFactory):
-        Device.pin_factory = MockFactory()
+        Device.pin_factory = MockFactory(pin_class=BoundedMockPin)
 
 
 def game_options(config: TableConfig, game: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -85,20 +91,62 @@ class Table:
         self.demo = demo  # `referee demo`: its games are marked so, and stay out of the ratings
         # whole lines only: the engine thread and the keyboard print at the same time
         self.out = cast(TextIO, Lines(out if out is not None else sys.stdout))
-        self.pin = pin or config.pin or f"{secrets.randbelow(10_000):04d}"
+        self.pin = pin or config.pin or f"{secrets.randbelow(1_000_000):06d}"
         self.store = Store(db or config.db or default_db())
         self.announcer = announcer or make_announcer(config, no_speech=no_speech, out=self.out)
         self.auto = auto
         self.engine: Engine | None = None
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.box: ButtonBox | None = None
+        self.voice_problem: str | None = None
+        self._paused_for_voice = False
+        self._watch_voice()
         if box:
             self._open_box()
+
+    # -- health: what the scoreboard's status shows besides the game ----------------------------
+
+    def _watch_voice(self) -> None:
+        """A sound device that stalls or is missing pauses the table (no cue may be promised on
+        a dead speaker) and resumes it when it plays again; the scoreboard says why."""
+        sink = getattr(self.announcer, "sink", None)
+        if sink is None or not hasattr(sink, "on_health"):
+            return
+        sink.on_health = self._voice_health
+        if getattr(sink, "problem", None):
+            self._voice_health(sink.problem)
+
+    def _voice_health(self, problem: str | None) -> None:
+        self.voice_problem = problem
+        engine = self.engine
+        if problem is not None and engine is not None and not engine.paused:
+            self._paused_for_voice = True
+            engine.submit(Command("pause"))
+        elif problem is None and self._paused_for_voice and engine is not None:
+            self._paused_for_voice = False
+            engine.submit(Command("resume"))
+
+    def health(self) -> dict[str, Any]:
+        """Warnings a player must see (sound device, edge timing) and the counts doctor shows."""
+        warnings_: list[str] = []
+        report = getattr(self.announcer, "health", None)
+        audio: dict[str, Any] = dict(report()) if report is not None else {}
+        if self.voice_problem:
+            warnings_.append(f"Paused: {self.voice_problem}")
+        capture: dict[str, Any] = {}
+        timing = getattr(self.box, "timing", None)
+        if timing is not None:
+            capture = {"factory": timing.factory, "timed": timing.timed, "note": timing.note}
+            if not timing.timed:
+                warnings_.append(f"Edge times are not exact: {timing.note} (allowed by "
+                                 "untimed_edges in [buttons]); close races may be misjudged")
+        return {"warnings": warnings_, "audio": audio, "capture": capture}
 
     def _open_box(self) -> None:
         from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
 
-        from referee.capture.gpio import ButtonBox
+        from referee.capture.gpio import ButtonBox, CaptureError
+        from referee.capture.header import box_error
 
         if self.box is not None:
             self.box.close()
@@ -107,6 +155,8 @@ class Table:
             warnings.simplefilter("ignore", PinFactoryFallback)
             try:
                 self.box = ButtonBox(self.config, self.submit)
+            except CaptureError as exc:
+                raise HardwareError(box_error(exc)) from None
             except BadPinFactory:
                 raise HardwareError(
                     "no GPIO library works here (lgpio, or RPi.GPIO before the Pi 5); "
@@ -154,6 +204,8 @@ class Table:
             engine.subscribe(listener)
         self.engine = engine
         engine.start()
+        if self.voice_problem is not None:  # a new game on a silent speaker waits too
+            self._voice_health(self.voice_problem)
         return engine
 
     def game_options(self, game: str, options: dict[str, Any],
@@ -172,9 +224,34 @@ class Table:
             self._open_box()
 
     def close(self) -> None:
+        """Stop cleanly (Ctrl-C, SIGTERM): the round in play is finished or voided, then the WAL
+        is folded into the database, so a restart finds a whole log and nothing to undo."""
         if self.engine is not None:
-            self.engine.stop()
+            finish(self.engine)
         if self.box is not None:
             self.box.close()
         self.announcer.close()
+        self.store.checkpoint()
         self.store.close()
+
+
+def finish(engine: Engine, wait_s: float = FINISH_S) -> None:
+    """Start no new round; give an open race up to `wait_s` to close and be ruled; stop the engine
+    thread; a race still open then (a silent game's long round) is voided in the log now."""
+    engine.auto = False  # read by the engine thread before it starts a round
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            phase = engine.command("snapshot", timeout=1.0)["phase"]
+        except (queue.Empty, StoreError):
+            break
+        if phase not in ("cadence", "race"):
+            break
+        time.sleep(0.05)
+    engine.stop()  # the engine thread is gone: its rules may be read and fed from here
+    status = engine.rules.status()
+    if status.race_open and engine.rules.round_count() and not engine.ended:
+        try:
+            engine.feed(Facts(engine.rules.round_count(), {"void": True}))
+        except (StoreError, ValueError):
+            pass  # a full disk: the restart voids it instead

@@ -35,7 +35,7 @@ from referee.events import (
 from referee.rules.base import Rules
 from referee.rules.declare import Call, Fact, RulesError
 from referee.rules.replay import drive
-from referee.store.database import Store
+from referee.store.database import StorageFull, Store
 from referee.store.tablelog import new_rules
 from referee.voice.announce import Announcer
 from referee.voice.phrases import (
@@ -109,6 +109,7 @@ class Engine:
         self.shown_phase = ""  # the phase of the latest state sent to the pages
         self.calling = ""  # the words of the latest call, for the pages
         self.calling_seat: str | None = None  # the seat it named ("Blue, flip!")
+        self.storage_full = ""  # the one line said when the log could not grow; "" while it can
 
     # -- any thread ---------------------------------------------------------------------------
 
@@ -135,7 +136,7 @@ class Engine:
         # every phrase of this table, what the game says before its first round, its questions
         said = [*self.rules.announcements(1), *(self._question(combo)
                                                  for combo in self.rules.questions())]
-        self.announcer.warm_table(list(self.rules.seats), said)
+        self.announcer.warm_table(list(self.rules.seats), said, reasons=self.rules.reason_texts())
         self._thread = threading.Thread(target=self._run, name="referee-engine", daemon=True)
         self._thread.start()
 
@@ -170,6 +171,8 @@ class Engine:
                     except queue.Empty:
                         item = None
                 self.step()
+            except StorageFull:
+                pass  # said once, when it first happened (`_full`); the table is paused
             except Exception:  # a bug must not stop the table; it is logged with its traceback
                 log.exception("engine error")
 
@@ -213,7 +216,13 @@ class Engine:
             self.rules.check(event)  # what the rules refuse never reaches the log
         except RulesError as exc:
             raise ValueError(str(exc)) from None
-        self.store.append(self.game_id, event)
+        if self.storage_full:  # refused until the judge resumes on a disk with room again
+            raise StorageFull(self.storage_full)
+        try:
+            self.store.append(self.game_id, event)
+        except StorageFull as exc:  # not logged, so not acted on: the press or fact is refused
+            self._full(exc)
+            raise
         self.correcting = isinstance(event, Facts | Penalty | Undo)
         self.rules.apply(event)
         if isinstance(event, Facts | Penalty | Undo):
@@ -238,7 +247,7 @@ class Engine:
                 and not status.race_open and status.awaiting is None):
             self.ended = True
             self.say("practice_over", {})
-            self.store.mark(self.game_id, "ended", True)
+            self._mark("ended", True)
             self._publish("state", self.snapshot())
             return
         if not status.race_open and status.awaiting is None and not status.over:
@@ -250,7 +259,7 @@ class Engine:
                 self.say("champion", {"seats": st.winners[0], "verb": "is"})
             elif st.winners:  # "Blue and Red are the champion!" was no sentence
                 self.say("co_champions", {"seats": " and ".join(st.winners)})
-            self.store.mark(self.game_id, "over", st.to_json())
+            self._mark("over", st.to_json())
             self._publish("over", st.to_json())
         if (self.cue_us is not None and now >= self.cue_us):
             self.cue_us = None
@@ -314,8 +323,7 @@ class Engine:
         if before is None:  # the race closed: a restart must not take it for a cut round
             # (written before anyone hears of it; no fsync on this path: a killed process keeps
             # it, a pulled plug may lose it, and then the round is voided, never half-ruled)
-            self.store.mark(self.game_id, "ruled", {"round": number, "t_us": self.now()},
-                            durable=False)
+            self._mark("ruled", {"round": number, "t_us": self.now()}, durable=False)
         self.ruled_at[number] = self.now()
         rulings = [o for o in outputs if isinstance(o, Ruling)]
         awaiting = [o for o in outputs if isinstance(o, Awaiting)]
@@ -373,6 +381,25 @@ class Engine:
         """The judge is asked for these facts (each also in the game's own words)."""
         return "awaiting", {"need": [f.name for f in asked], "asks": [f.question for f in asked]}
 
+    def _mark(self, kind: str, value: Any, *, durable: bool = True) -> None:
+        """A mark the engine can do without for now (a restart re-derives it): a full disk
+        pauses the table but does not stop the ruling already made from being said."""
+        try:
+            self.store.mark(self.game_id, kind, value, durable=durable)
+        except StorageFull as exc:
+            self._full(exc)
+
+    def _full(self, exc: StorageFull) -> None:
+        """The log cannot grow: one line, the table pauses, the voice and the pages say so."""
+        if self.storage_full:
+            return
+        self.storage_full = str(exc)
+        log.error("%s", exc)
+        self.paused = True
+        self.next_round_us = None
+        self.say("storage_full", {}, interrupt=True)
+        self._publish("state", self.snapshot())
+
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         self.last_said = phrase_text(key, params)
         self.announcer.say(key, params, interrupt=interrupt)
@@ -403,6 +430,9 @@ class Engine:
             self.paused = True
             self.say("paused", {})
         elif name == "resume":
+            if self.storage_full:
+                self.store.mark(self.game_id, "resumed", True)  # raises while the disk is full
+                self.storage_full = ""
             self.paused = False
             self.next_round_us = None
             self.say("resumed", {})
@@ -410,6 +440,8 @@ class Engine:
             self.ended = True
             self.store.mark(self.game_id, "ended", True)
         elif name == "next_round":
+            if self.storage_full:
+                raise ValueError(self.storage_full)
             call = self.rules.next_call()
             if call is None:
                 raise ValueError("a round cannot start now (race open, judge asked or game over)")
@@ -488,6 +520,7 @@ class Engine:
             "said": self.last_said,
             "call": self.calling,
             "stuck": sorted(f"{s} {b}" for s, b in self.stuck),
+            "storage_full": self.storage_full,
             "words": rules.words({r.seat: r.score for r in st.seats}),
             "facts": [f.name for f in rules.panel_facts()],  # what the judge panel offers
             "fact_info": {f.name: f.to_json() for f in rules.facts()},

@@ -68,5 +68,8 @@ class TablePort(Protocol):
 
     def reseat(self, seats: list[dict[str, Any]]) -> None: ...
 
+    def health(self) -> dict[str, Any]:
+        """Warnings for the players (a stalled speaker, untimed edges) and device counts."""
+
     def press(self, seat: str, button: str) -> None:
         """Press a virtual button (LookupError: no box open; ValueError: no such seat/button)."""

@@ -168,6 +168,25 @@ class Rules(ABC):
         """The facts the judge panel offers with these options."""
         return self.facts()
 
+    def reason_texts(self) -> list[str]:
+        """The texts of the reasons a seat's ruling can give with these options (a reason with
+        fillers the options cannot fill, and the judge's own words, are left out)."""
+        words = self.reason_words()
+        out: list[str] = []
+        for reasons in self.reasons():
+            for reason in reasons:
+                if reason.phrase != "ruling" or reason is Shared.PENALTY:
+                    continue
+                try:
+                    out.append(reason.format(**words) if "{" in reason.value else reason.value)
+                except KeyError:
+                    continue  # a filler only the ruling knows (a count...)
+        return out
+
+    def reason_words(self) -> dict[str, str]:
+        """The fillers of this game's reasons that its options decide (Pig: the variant's act)."""
+        return {}
+
     def schedule(self) -> Schedule:
         """How the live table paces this game."""
         return Schedule(pause_ms=int(self.options["pause_ms"]), silent=self.SILENT_RACE)

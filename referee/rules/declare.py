@@ -39,6 +39,7 @@ class Option:
 
     `kind` "number": a whole number from `lo` to `hi`, in `unit` (ms, µs, cards...);
     "choice": one of `choices` (text, or whole numbers). `default` None: the game decides.
+    `practice_per_seat`: a practice game suggests this many per seat (a short deck).
     """
 
     name: str
@@ -51,11 +52,13 @@ class Option:
     hi: int = 0
     choices: tuple[str | int, ...] = ()
     labels: tuple[str, ...] = ()  # each choice in words, for the setup page ("Nobody loses")
+    practice_per_seat: int | None = None
 
     @classmethod
     def number(cls, name: str, default: int | None, lo: int, hi: int, *, label: str, help: str,
-               unit: str | None = None) -> Option:
-        return cls(name, default, "number", label, help, unit, lo, hi)
+               unit: str | None = None, practice_per_seat: int | None = None) -> Option:
+        return cls(name, default, "number", label, help, unit, lo, hi,
+                   practice_per_seat=practice_per_seat)
 
     @classmethod
     def choice(cls, name: str, default: str | int | None, choices: tuple[str | int, ...], *,
@@ -108,6 +111,7 @@ class Option:
                                "kind": self.kind, "default": self.default, "unit": self.unit}
         if self.kind == "number":
             out["min"], out["max"] = self.lo, self.hi
+            out["practice_per_seat"] = self.practice_per_seat
         else:
             out["choices"] = list(self.choices)
             out["choice_labels"] = list(self.labels) or [str(c) for c in self.choices]

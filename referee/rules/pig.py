@@ -160,6 +160,9 @@ class Pig(RederivedRules):
         self.sync()
         return tuple(self.rounds[number - 1].active)
 
+    def reason_words(self) -> dict[str, str]:
+        return {"act": VARIANTS[self.options["variant"]].done}
+
     def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
         """Letters for lives lost (P-I-G), and what a claim looks like in this variant."""
         variant = VARIANTS[self.options["variant"]]
@@ -237,7 +240,7 @@ class Pig(RederivedRules):
         facts = self.facts_for(n)
         if facts.get("void"):
             return []
-        act = (("act", VARIANTS[self.options["variant"]].done),)
+        act = tuple(self.reason_words().items())
         out: list[Ruling | Awaiting] = []
         if facts.get("claim") is False:
             lose = 1 if self.options["false_claim"] == "lose-life" else 0
@@ -349,10 +352,10 @@ class Pig(RederivedRules):
         return said
 
 
-def _close_at(presses: dict[str, int], active: int, end_us: int, tie_us: int) -> int:
+def _close_at(presses: dict[str, int], active: int, window_end_us: int, tie_us: int) -> int:
     """When the race is decided: `tie_us` after all but one have pressed, or the window's end."""
     times = sorted(presses.values())
     if len(times) >= active - 1:
-        return min(times[active - 2] + tie_us, end_us)
-    return end_us
+        return min(times[active - 2] + tie_us, window_end_us)
+    return window_end_us
 

@@ -104,7 +104,7 @@ class SpankThePig(Rules):
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap", "double")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.number("deck", 72, 2, 1_000_000, unit="cards", label="Deck",
-                      help="cards in the deck, dealt equally"),
+                      help="cards in the deck, dealt equally", practice_per_seat=3),
         Option.number("tempo_ms", 500, 100, 5000, unit="ms", label="Tempo",
                       help="time between the cadence words"),
         Option.number("window_ms", 3000, 100, 60_000, unit="ms", label="Race window",

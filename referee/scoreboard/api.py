@@ -17,12 +17,12 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import wraps
+from functools import partial, wraps
 from typing import Any, TypeVar, cast
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from referee.config import ConfigError, SeatConfig, build_seats
+from referee.config import ConfigError, SeatConfig, build_seats, clean_text
 from referee.engine.ports import EnginePort, TablePort
 from referee.events import Facts, Penalty, Undo
 from referee.rules.base import all_facts, games, rules_for
@@ -65,7 +65,14 @@ def ctx() -> Context:
 def needs_pin(view: F) -> F:
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        status, wait = ctx().guard.check(request.remote_addr or "?", request.headers.get("X-Table-Pin"))
+        c = ctx()
+        alerted = bool(c.guard.alert())
+        status, wait = c.guard.check(request.remote_addr or "?", request.headers.get("X-Table-Pin"))
+        if status and not alerted and c.guard.alert():  # someone started guessing: pages say so
+            try:
+                c.hub.broadcast(c.hub.message("state", c.hub.state(timeout=0.5)))
+            except queue.Empty:
+                pass
         if status == 429:
             seconds = max(1, math.ceil(wait))
             resp = jsonify(error=f"too many wrong PINs; try again in {seconds} seconds")
@@ -125,7 +132,15 @@ def text(data: dict[str, Any], key: str, default: str | None = None, limit: int 
     if not isinstance(value, str) or not value.strip() or len(value) > limit:
         raise ApiError(400, f"{key} must be a non-empty text of at most {limit} characters, "
                             f"not {_short(value)}")
-    return value.strip()
+    return clean(value, key, limit)
+
+
+def clean(value: str, what: str, limit: int = MAX_TEXT) -> str:
+    """User text at the edge: NFC, no control characters or lone surrogates, `limit` long."""
+    try:
+        return clean_text(value, what, limit)
+    except ConfigError as exc:
+        raise ApiError(400, str(exc)) from None
 
 
 def flag(data: dict[str, Any], key: str, default: bool = False) -> bool:
@@ -156,6 +171,8 @@ def command(name: str, **args: Any) -> Any:
         raise ApiError(400, _one_line(exc)) from None
     except queue.Empty:
         raise ApiError(503, "the referee did not answer in time; try again") from None
+    except StoreError as exc:  # a full disk: nothing was logged, so nothing was done
+        raise ApiError(507, _one_line(exc)) from None
 
 
 def _one_line(exc: BaseException) -> str:
@@ -183,18 +200,21 @@ def get_state() -> Response:
 def events() -> Response:
     hub = ctx().hub
     hub.attach()
-    client = hub.join()
-    if client is None:
+    client = hub.join(request.remote_addr or "?")
+    if client is None:  # the pages then poll /api/state instead
         resp = jsonify(error="too many open scoreboards; try again shortly")
         resp.status_code = 503
         resp.headers["Retry-After"] = "5"
         return resp
     try:
         first = hub.message("state", hub.state())
+        resp = Response(hub.stream(client, first), mimetype="text/event-stream")
+        # the slot is freed when the response is closed, however it ends: a HEAD never starts
+        # the stream's body (so its `finally` would never run), a client may vanish first
+        resp.call_on_close(partial(hub.leave, client))
     except BaseException:
         hub.leave(client)
         raise
-    resp = Response(hub.stream(client, first), mimetype="text/event-stream")
     resp.headers["X-Accel-Buffering"] = "no"
     return resp
 
@@ -265,7 +285,7 @@ def fact_value(fact: Fact, data: dict[str, Any]) -> Any:
         fact.check(names)
     except RulesError as exc:
         raise ApiError(400, _one_line(exc)) from None
-    return [n.strip() for n in names]
+    return [clean(n, f"{fact.what or 'name'} name", 40) for n in names]
 
 
 @api.post("/penalty")
@@ -393,6 +413,11 @@ def _press(c: Context) -> Response:
         raise ApiError(400, _one_line(exc)) from None
     except RuntimeError as exc:
         raise ApiError(404, _one_line(exc)) from None
+    # the press is in the engine's queue: a snapshot asked after it answers once it is logged,
+    # so a press the log could not take is refused here, never answered 204 and dropped
+    full = command("snapshot").get("storage_full")
+    if full:
+        raise ApiError(507, full)
     return Response(status=204)
 
 

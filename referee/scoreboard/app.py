@@ -10,6 +10,7 @@ never a traceback. Templates and static files ship in `web/` (inside the wheel: 
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ from referee.config import DOUBLE_KEYS, JUDGE_KEYS, SLAP_KEYS
 from referee.engine.ports import TablePort
 from referee.rules.base import games
 from referee.scoreboard.api import ApiError, Context, register
+from referee.scoreboard.guard import ConnectionGuard, host_allowed, server_settings
 from referee.scoreboard.history import chart, player_stats, table_games
 from referee.scoreboard.live import Hub
 from referee.scoreboard.openapi import openapi_document
@@ -52,8 +54,9 @@ def games_catalogue() -> list[dict[str, Any]]:
             for name, cls in games().items()]
 
 
-def make_decorate(table: TablePort) -> Callable[[dict[str, Any] | None], dict[str, Any]]:
-    """The engine's snapshot plus what the pages need: colours and the box."""
+def make_decorate(table: TablePort, guard: PinGuard | None = None
+                  ) -> Callable[[dict[str, Any] | None], dict[str, Any]]:
+    """The engine's snapshot plus what the pages need: colours, the box, the PIN's state."""
 
     def decorate(snap: dict[str, Any] | None) -> dict[str, Any]:
         config = table.config
@@ -68,6 +71,10 @@ def make_decorate(table: TablePort) -> Callable[[dict[str, Any] | None], dict[st
         view = dict(snap)
         view["colours"] = {s: colours.get(s, "#8b949e") for s in snap.get("seat_order", [])}
         view["mock"] = bool(table.mock)
+        health = getattr(table, "health", None)
+        view["health"] = health() if health is not None else {"warnings": []}
+        view.setdefault("storage_full", "")
+        view["pin_alert"] = guard.alert() if guard is not None else ""
         view["box"] = {
             "double": [s for s in doubles_pins if "double" in snap.get("buttons", [])],
             "judge_keys": config.judge is not None,
@@ -86,9 +93,18 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
                       JSON_SORT_KEYS=False, SEND_FILE_MAX_AGE_DEFAULT=300)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     guard = PinGuard(lambda: str(table.pin), **({"clock": clock} if clock else {}))
-    hub = Hub(table, make_decorate(table), max_streams=STREAM_LIMIT)
+    hub = Hub(table, make_decorate(table, guard), max_streams=STREAM_LIMIT)
     register(app, Context(table, hub, guard, threading.Lock()))
     hub.attach()
+
+    @app.before_request
+    def own_host() -> tuple[Response, int] | None:
+        """Only our own names: a DNS-rebinding page must not read the state or try PINs."""
+        served = app.config.get("TABLE_HOST") or str(getattr(table.config, "host", ""))
+        if host_allowed(request.headers.get("Host"), served):
+            return None
+        return jsonify(error="unknown Host; open the scoreboard by the table's own address, "
+                             "e.g. http://raspberrypi.local:8000/"), 421
 
     @app.get("/")
     def table_view() -> str:
@@ -171,17 +187,32 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
 
 
 class WebServer:
-    """waitress in a daemon thread; `close()` ends the event streams and stops it."""
+    """waitress in a daemon thread; `close()` ends the event streams and stops it.
+
+    `host` "::" (or "0.0.0.0"/"") serves every address; "::" is dual-stack (one IPv6 socket
+    that takes IPv4 too), as a guest would expect of "every address"."""
 
     def __init__(self, table: TablePort, host: str, port: int, *, threads: int = THREADS) -> None:
         from waitress import create_server
 
         self.app = create_app(table)
+        self.app.config["TABLE_HOST"] = host
         self.map: dict[Any, Any] = {}
-        self.server: Any = create_server(
-            self.app, map=self.map, host=host, port=port, threads=threads,
-            connection_limit=max(200, threads * 3), channel_timeout=60, ident="table-referee",
-            asyncore_use_poll=True, clear_untrusted_proxy_headers=True)
+        settings = server_settings(threads)
+        if host in ("::", "[::]"):
+            sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+                sock.bind(("::", port))
+            except OSError:
+                sock.close()
+                raise
+            self.server: Any = create_server(self.app, map=self.map, sockets=[sock], **settings)
+        else:
+            self.server = create_server(self.app, map=self.map, host=host, port=port, **settings)
+        self.guard = ConnectionGuard()
+        self.guard.install(self.server)
         listen = getattr(self.server, "effective_listen", None)
         self.port: int = int(getattr(self.server, "effective_port", 0) or (listen or [(0, port)])[0][1])
         self.host = host
@@ -190,7 +221,11 @@ class WebServer:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        """The address to open: for a wildcard host, this machine's name (every address works)."""
+        host = self.host.strip("[]")
+        if host in ("", "0.0.0.0", "::"):
+            host = socket.gethostname() or "localhost"
+        host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{self.port}/"
 
     def close(self) -> None:

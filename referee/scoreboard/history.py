@@ -1,7 +1,11 @@
 """History: past games re-ruled from the log, reaction-time statistics and a rating per player.
 
 Every stored game (practice games excluded) is replayed with the same code `referee replay` uses,
-so history always agrees with the rules; results are cached per game until its log grows.
+so history always agrees with the rules; results are cached per game until its log grows. A game
+still being played grows with every press: its summary is brought up to date at most every
+`LIVE_REFRESH_S` seconds, by one background replay at a time, and a request meanwhile gets the
+latest summary at once; so any number of history requests cost the table at most one replay per
+`LIVE_REFRESH_S`, never one each.
 
 Rating: Elo over pairwise results. In a game of n players each pair meets once: a better place
 scores 1, a shared place ½ (a tie is half a win), a worse place 0. Each player's rating moves by
@@ -17,15 +21,17 @@ from __future__ import annotations
 import sqlite3
 import statistics
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from referee.rules.base import REGISTRY, RulesError
-from referee.store.database import StoreError, export_lines, games, marks
+from referee.store.database import StoreError, connect, export_lines, games, marks
 from referee.store.tablelog import LogError, replay
 
 START_RATING = 1000.0
 K_FACTOR = 32.0
+LIVE_REFRESH_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -56,26 +62,63 @@ class GameSummary:
                 "winners": list(self.winners), "error": self.error, "demo": self.demo}
 
 
-_cache: dict[tuple[str, int], tuple[int, GameSummary]] = {}
+_cache: dict[tuple[str, int], tuple[int, float, GameSummary]] = {}  # (stamp, when, summary)
 _cache_lock = threading.Lock()
+_busy: dict[tuple[str, int], threading.Lock] = {}  # one replay of a game at a time
 
 
 def summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str = "") -> GameSummary:
     game_id = int(row["id"])
     (count,) = conn.execute("SELECT COUNT(*) FROM events WHERE game_id = ?", (game_id,)).fetchone()
     ended = bool(marks(conn, game_id, "ended"))
-    demo = bool(marks(conn, game_id, "demo"))
-    stamp = int(count) * 4 + int(ended) * 2 + int(demo)
+    stamp = int(count) * 2 + int(ended)
+    key = (db_key, game_id)
     with _cache_lock:
-        hit = _cache.get((db_key, game_id))
+        hit = _cache.get(key)
+        busy = _busy.setdefault(key, threading.Lock())
     if hit is not None and hit[0] == stamp:
-        return hit[1]
+        return hit[2]
+    if hit is not None and db_key:  # it grew (a game in play): the summary a moment old will do
+        if time.monotonic() - hit[1] >= LIVE_REFRESH_S and busy.acquire(blocking=False):
+            threading.Thread(target=_refresh, args=(db_key, row, busy), daemon=True,
+                             name="history-refresh").start()
+        return hit[2]
+    with busy:  # the first request for a game: others wait for this one replay, not their own
+        with _cache_lock:
+            hit = _cache.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[2]
+        return _summarize(conn, row, db_key, stamp, ended)
+
+
+def _refresh(db_key: str, row: dict[str, Any], busy: threading.Lock) -> None:
+    try:
+        conn = connect(db_key, readonly=True)
+        try:
+            game_id = int(row["id"])
+            (count,) = conn.execute("SELECT COUNT(*) FROM events WHERE game_id = ?",
+                                    (game_id,)).fetchone()
+            ended = bool(marks(conn, game_id, "ended"))
+            _summarize(conn, row, db_key, int(count) * 2 + int(ended), ended)
+        finally:
+            conn.close()
+    except (StoreError, sqlite3.Error):
+        pass  # the next request tries again
+    finally:
+        busy.release()
+
+
+def _summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str, stamp: int,
+               ended: bool) -> GameSummary:
+    game_id = int(row["id"])
+    demo = bool(marks(conn, game_id, "demo"))
     cls = REGISTRY.get(row["game"])
     title = cls.TITLE if cls is not None else row["game"]
     base = {"id": game_id, "game": row["game"], "title": title, "seats": tuple(row["seats"]),
             "created": row["created"], "ended": ended, "demo": demo}
     try:
-        result = replay(export_lines(conn, game_id))
+        # read up to the counted events only: a press logged meanwhile waits for the next stamp
+        result = replay(_first_lines(export_lines(conn, game_id), stamp // 2 + 1))
     except (LogError, RulesError, StoreError) as exc:
         summary = GameSummary(**base, rounds=0, final=False, standings=(), winners=(),
                               error=str(exc))
@@ -94,8 +137,15 @@ def summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str = "") -
             standings=tuple(r.to_json() for r in st.seats), winners=tuple(st.winners),
             reactions_us={s: tuple(v) for s, v in reactions.items()})
     with _cache_lock:
-        _cache[(db_key, game_id)] = (stamp, summary)
+        _cache[(db_key, game_id)] = (stamp, time.monotonic(), summary)
     return summary
+
+
+def _first_lines(lines: Any, n: int) -> Any:
+    for i, line in enumerate(lines):
+        if i >= n:
+            return
+        yield line
 
 
 def past_games(conn: sqlite3.Connection, db_key: str = "") -> list[GameSummary]:

@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# the table itself (a kiosk browser on the Pi, its own tools) is not a guest: its streams are not
+# capped per address (the table-wide cap still holds)
+THIS_MACHINE = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+
 HEARTBEAT_S = 15.0
 QUEUE_SIZE = 256
 RETRY_MS = 2000
@@ -37,19 +41,21 @@ _CLOSE = b""  # put into a queue to end its stream
 class Client:
     """One open event stream."""
 
-    def __init__(self) -> None:
+    def __init__(self, address: str = "") -> None:
         self.queue: queue.Queue[bytes] = queue.Queue(QUEUE_SIZE)
         self.lagged = False
+        self.address = address
 
 
 class Hub:
     """Fans engine events out to the open streams of one table."""
 
     def __init__(self, table: TablePort, decorate: Callable[[dict[str, Any] | None], dict[str, Any]],
-                 *, max_streams: int = 64) -> None:
+                 *, max_streams: int = 64, per_address: int = 8) -> None:
         self.table = table
         self.decorate = decorate
         self.max_streams = max_streams
+        self.per_address = per_address  # so one guest cannot take every slot
         self.clients: tuple[Client, ...] = ()  # replaced, never mutated: read without the lock
         self.closed = False
         self._engine: EnginePort | None = None
@@ -106,11 +112,19 @@ class Hub:
 
     # -- the streams ---------------------------------------------------------------------------
 
-    def join(self) -> Client | None:
+    def join(self, address: str = "") -> Client | None:
+        """A slot for a new stream, or None if the table's or this address's slots are taken.
+
+        The caller must `leave()` when the response ends, however it ends (a HEAD request never
+        starts the body, a vanished client never finishes it): `leave` may be called twice.
+        """
         with self._lock:
             if self.closed or len(self.clients) >= self.max_streams:
                 return None
-            client = Client()
+            if (address not in THIS_MACHINE
+                    and sum(1 for c in self.clients if c.address == address) >= self.per_address):
+                return None
+            client = Client(address)
             self.clients = (*self.clients, client)
             return client
 

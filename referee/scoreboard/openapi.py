@@ -40,6 +40,7 @@ def _action(summary: str, *, body: str | None = None, ok: str = "State",
             "200": _json(_ref(ok), "the table after the action"),
             "400": _err("BadRequest"), "401": _err("NoPin"), "409": _err("NoGame"),
             "413": _err("TooLarge"), "429": _err("Locked"), "503": _err("Busy"),
+            "507": _err("StorageFull"),
         },
     }
     if body is not None:
@@ -189,12 +190,15 @@ SCHEMAS: dict[str, Any] = {
 RESPONSES: dict[str, Any] = {
     "BadRequest": _json(_ref("Error"), "bad JSON, a bad value, or an action the referee refuses"),
     "NoPin": _json(_ref("Error"), "the table PIN is missing or wrong"),
-    "Locked": {**_json(_ref("Error"), "too many wrong PINs from this address: wait 60 s"),
+    "Locked": {**_json(_ref("Error"), "too many wrong PINs from this address (wait 60 s), or "
+                                      "from anywhere (wait your turn: Retry-After)"),
                "headers": {"Retry-After": {"schema": {"type": "integer"}}}},
     "NoGame": _json(_ref("Error"), "no game is running"),
     "NotFound": _json(_ref("Error"), "not found"),
     "TooLarge": _json(_ref("Error"), "the body is larger than 64 KB"),
     "Busy": _json(_ref("Error"), "the referee or the server is busy; try again"),
+    "StorageFull": _json(_ref("Error"), "the disk is full: nothing was logged, so nothing "
+                                        "was done; the table is paused"),
 }
 
 
@@ -281,7 +285,7 @@ def openapi_document() -> dict[str, Any]:
                             "content": {"application/json": {"schema": _ref("Press")}}},
             "responses": {"204": {"description": "pressed"}, "400": _err("BadRequest"),
                           "401": _err("NoPin"), "404": _err("NotFound"),
-                          "429": _err("Locked")}}},
+                          "429": _err("Locked"), "507": _err("StorageFull")}}},
     }
     for path in ("/api/undo", "/api/pause", "/api/resume", "/api/end", "/api/next-round",
                  "/api/standings"):

@@ -28,10 +28,11 @@ class Announcer(Protocol):
         """Say phrase `key` as soon as the voice is free (`interrupt`: cut a stale one short)."""
         ...
 
-    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = ()
-                   ) -> None:
+    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
+                   *, reasons: Sequence[str] = ()) -> None:
         """Get ready to say, at once, every phrase a table with these seats can say ahead of time,
-        and the phrases `said` its game knows it will say; returns at once."""
+        the phrases `said` its game knows it will say, and its rulings' `reasons`; returns at
+        once."""
         ...
 
     def describe(self) -> str:
@@ -78,8 +79,8 @@ class PrintAnnouncer:
         if not self.quiet:
             print("  » " + " ".join(self._words(key, params)), file=self.out, flush=True)
 
-    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = ()
-                   ) -> None:
+    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
+                   *, reasons: Sequence[str] = ()) -> None:
         pass  # printing needs nothing ready
 
     def describe(self) -> str:

@@ -5,14 +5,15 @@ A `Clip` is mono float samples plus the measured *onset*: the first sample where
 each beat's onset falls exactly on its tempo grid sample. A `Mixer` holds clips scheduled at output
 frame numbers and fills output blocks with them. Two sinks pull blocks from a mixer:
 
-- `SoundDeviceSink`: one PortAudio output stream (via sounddevice), opened once, whose callback
-  mixes straight into the device buffer. Each callback carries the DAC time of its first frame;
-  that time is mapped onto the engine clock (`referee.clock.now_us`) and smoothed, so any output
-  frame has an engine-clock time. PortAudio was chosen over raw ALSA because it is already the
-  `audio` extra, runs on developers' laptops (CoreAudio, WASAPI, PulseAudio) as well as on the Pi,
-  and hands us the DAC timestamp per block; raw ALSA would need a compiled binding and
-  `snd_pcm_delay` bookkeeping for the same figure. The mixing callback costs tens of microseconds
-  per block (see benchmarks/bench_speech.py), far inside any buffer period.
+- `SoundDeviceSink` (in `referee.voice.device`): PortAudio output streams (via sounddevice) whose
+  callback mixes straight into the device buffer. Each callback carries the DAC time of its first
+  frame; that time is mapped onto the engine clock (`referee.clock.now_us`) and smoothed
+  (`DacClock`), so any output frame has an engine-clock time. PortAudio was chosen over raw
+  ALSA because it is already the `audio` extra, runs on developers' laptops (CoreAudio, WASAPI,
+  PulseAudio) as well as on the Pi, and hands us the DAC timestamp per block; raw ALSA would
+  need a compiled binding and `snd_pcm_delay` bookkeeping for the same figure. The mixing
+  callback costs tens of microseconds per block (see benchmarks/bench_speech.py), far inside
+  any buffer period.
 - `RecordingSink`: no sound device. A thread "plays" the mixer in real time against the engine
   clock, keeps what was played (tape) and what was scheduled (phrase, time, samples), and prints
   each phrase as it starts. Cue times stay real future times.
@@ -411,7 +412,11 @@ class DacClock:
         self.base_us: float | None = None  # engine-clock time of frame 0
 
     def update(self, frame: int, now: int, ahead_s: float) -> None:
-        base = now + ahead_s * 1e6 - frame * 1e6 / self.samplerate
+        self.update_at(frame, now + ahead_s * 1e6)
+
+    def update_at(self, frame: int, dac_us: float) -> None:
+        """`frame` reaches the DAC at engine time `dac_us`."""
+        base = dac_us - frame * 1e6 / self.samplerate
         if self.base_us is None:
             self.base_us = base
         else:
@@ -420,79 +425,6 @@ class DacClock:
     def frame_to_us(self, frame: int, fallback_now: int) -> int:
         base = self.base_us if self.base_us is not None else float(fallback_now)
         return round(base + frame * 1e6 / self.samplerate)
-
-
-class SoundDeviceSink:
-    """One PortAudio output stream, opened once; its callback mixes and stamps DAC times."""
-
-    def __init__(
-        self,
-        device: int | str | None = None,
-        samplerate: int | None = None,
-        *,
-        latency: str | float = "low",
-        clock: Callable[[], int] = now_us,
-    ) -> None:
-        import sounddevice as sd  # the `audio` extra; imported here so the rest works without it
-
-        self._sd = sd
-        info: Any = sd.query_devices(device, "output")
-        self.device_name = str(info["name"])
-        rate = samplerate or 22050
-        try:
-            sd.check_output_settings(device=device, samplerate=rate, channels=1, dtype="float32")
-        except Exception:
-            rate = int(info["default_samplerate"])
-        self.samplerate = rate
-        self.mixer = Mixer(rate)
-        self.clock = clock
-        self.lead_frames = rate // 200  # 5 ms past the next block; the callback adds its own
-        self.dac = DacClock(rate)
-        self._first = threading.Event()
-        self.underruns = 0
-        self.callback_us: deque[int] = deque(maxlen=1000)  # time spent in each callback
-        self._stream = sd.OutputStream(
-            samplerate=rate,
-            channels=1,
-            dtype="float32",
-            device=device,
-            latency=latency,
-            callback=self.callback,
-        )
-
-    def callback(self, outdata: Any, frames: int, time_info: Any, status: Any) -> None:
-        t_in = self.clock()
-        if status:
-            self.underruns += 1
-        ahead = float(time_info.outputBufferDacTime) - float(time_info.currentTime)
-        if not 0.0 <= ahead < 1.0:  # some host APIs report no DAC time: use the stream latency
-            ahead = float(getattr(self._stream, "latency", 0.0) or 0.0)
-        frame0 = self.mixer.next_frame
-        self.dac.update(frame0, t_in, ahead)
-        outdata[:, 0] = self.mixer.render(frames, self.frame_to_us(frame0))
-        self._first.set()
-        self.callback_us.append(self.clock() - t_in)
-
-    def start(self) -> None:
-        self._stream.start()
-        if not self._first.wait(2.0):
-            raise OSError(f"audio device {self.device_name!r} did not start playing")
-
-    def frame_to_us(self, frame: int) -> int:
-        return self.dac.frame_to_us(frame, self.clock())
-
-    def describe(self) -> str:
-        latency = float(self._stream.latency) * 1000
-        return (
-            f"sound device {self.device_name!r} via PortAudio at {self.samplerate} Hz, "
-            f"{latency:.0f} ms output latency"
-        )
-
-    def close(self) -> None:
-        try:
-            self._stream.stop()
-        finally:
-            self._stream.close()
 
 
 def output_devices() -> list[str]:

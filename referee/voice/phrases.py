@@ -67,6 +67,7 @@ ENGLISH: dict[str, list[str]] = {
     "co_champions": ["{seats} are co-champions!"],
     "paused": ["Paused."],
     "resumed": ["Play on."],
+    "storage_full": ["Storage is full. The game is paused."],
     # the box
     "stuck": ["{seat}'s {button} button is stuck."],
     "button_check": ["{seat}, {button} button."],
@@ -324,6 +325,52 @@ def correction_changes(before: Sequence[Ruling], after: Sequence[Ruling], unit: 
     return "; ".join(parts)
 
 
+def margin_words(margin_ms: int) -> list[str]:
+    """How a margin is said, as pieces that can all be rendered before the game: under 100 ms
+    one piece per number ("by 42 milliseconds."), up to a second hundreds and the rest ("by 4
+    hundred", "and 23 milliseconds."), beyond that seconds to a tenth ("by 1.2 seconds.").
+    About 300 pieces cover every margin, so no ruling waits for the speech engine."""
+    m = max(0, int(margin_ms))
+    if m < 100:
+        return [f"by {m} milliseconds."]
+    if m < 1000:
+        hundreds, rest = divmod(m, 100)
+        if rest == 0:
+            return [f"by {hundreds} hundred milliseconds."]
+        return [f"by {hundreds} hundred", f"and {rest} milliseconds."]
+    seconds = round(m / 1000, 1)
+    return [f"by {seconds:g} seconds." if seconds < 10 else f"by {round(seconds)} seconds."]
+
+
+def segments(key: str, params: dict[str, Any] | None = None, language: str = "en") -> list[str]:
+    """A phrase as the clips it is said from. A ruling with a margin is said in pieces (who and
+    why, the margin, the count), each of which is rendered ahead of time (`prerender_texts`);
+    every other phrase is one clip. English only: other languages say the whole sentence."""
+    params = dict(params or {})
+    if key != "ruling" or language != "en":
+        return [text(key, params, language)]
+    params = _complete(params, get_language(language))
+    return [f"{params['seat']}: {params['reason']}", *margin_words(int(params["margin_ms"])),
+            f"{params['count_words']}."]
+
+
+def prerender_texts(seats: Sequence[str], language: str = "en",
+                    reasons: Sequence[str] = ()) -> list[str]:
+    """The ruling pieces a table may need: every margin piece, every count of every unit, and
+    "seat: reason" for the reasons a game declares. Rendered in the background at start."""
+    if language != "en":
+        return []
+    lang = get_language(language)
+    out: list[str] = []
+    for m in [*range(0, 100), *range(100, 1000, 100), *range(101, 200), *range(1000, 10_000, 100)]:
+        out += margin_words(m)
+    out += [f"by {h} hundred" for h in range(2, 10)]
+    for unit in _word(lang, "units"):
+        out += [f"{count_words(n, unit, language)}." for n in (*range(1, 13), -1, -2, -3)]
+    out += [f"{seat}: {reason}" for seat in seats for reason in reasons]
+    return list(dict.fromkeys(out))
+
+
 def standings_text(rows: Iterable[tuple[str, int]], unit: str = "whammies",
                    language: str = "en", *, words: Sequence[str] | None = None) -> str:
     """ "Blue, one whammy. Red, two whammies." for (seat, score) rows in place order."""
@@ -373,7 +420,7 @@ def table_lines(seats: Sequence[str], language: str = "en",
         else:
             add(call, call)
     for key in ("too_close", "nobody", "practice", "practice_over", "deal_ring",
-                "last_round", "paused", "resumed"):
+                "last_round", "paused", "resumed", "storage_full"):
         add(key, key)
     for key in ENGLISH:  # one fact asked (a game's facts asked together come in `said`)
         if key.startswith("judge_"):

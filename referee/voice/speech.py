@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
+
 from referee.voice import phrases
 from referee.voice.announce import Announcer, PrintAnnouncer
 from referee.voice.audio import (
@@ -28,11 +30,12 @@ from referee.voice.audio import (
     RecordingSink,
     Scheduled,
     Sink,
-    SoundDeviceSink,
+    frame_levels_db,
     output_devices,
     premix,
     write_wav,
 )
+from referee.voice.device import SoundDeviceSink
 from referee.voice.tts import (
     Renderer,
     SpeechError,
@@ -122,7 +125,24 @@ class SpeechAnnouncer:
         return cue
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
-        self.say_text(phrases.text(key, params, self.language), interrupt=interrupt)
+        parts = phrases.segments(key, params, self.language)
+        if len(parts) == 1:
+            self.say_text(parts[0], interrupt=interrupt)
+        else:
+            self.say_parts(parts, interrupt=interrupt)
+
+    def say_parts(self, parts: Sequence[str], *, interrupt: bool = False) -> Scheduled | None:
+        """Say a phrase made of pre-rendered pieces as one clip (the pieces' edge silences
+        trimmed to a short natural gap). The joining (milliseconds on a Zero 2 W) is done by
+        the speech worker, never on the caller's (the engine's) thread."""
+        label = " ".join(parts)
+        if interrupt:
+            self.hush()
+        with self._lock:
+            self._pending_says += 1
+            generation = self._generation
+        self._submit(0, lambda: self._late_parts(list(parts), label, generation))
+        return None
 
     def say_text(self, said: str, *, interrupt: bool = False) -> Scheduled | None:
         """Say this text (already in the table's language); see `say`. Returns the scheduled clip
@@ -137,7 +157,7 @@ class SpeechAnnouncer:
                 return self._place(said, clip)
             self._pending_says += 1
             generation = self._generation
-        self._submit(0, lambda: self._late_say(said, generation))
+        self._submit(0, lambda: self._late_parts([said], said, generation))
         return None
 
     def hush(self) -> None:
@@ -153,6 +173,12 @@ class SpeechAnnouncer:
             f"rendered by {self.renderer.engine} (espeak-ng {espeak_version()}), "
             f"cache {self.renderer.dir}"
         )
+
+    def health(self) -> dict[str, Any]:
+        """The sound device's state (playing, problem, underruns) for the scoreboard and doctor."""
+        report = getattr(self.sink, "health", None)
+        return dict(report()) if report is not None else {"device": None, "playing": True,
+                                                          "problem": None, "underruns": 0}
 
     def close(self) -> None:
         with self._cond:
@@ -173,10 +199,19 @@ class SpeechAnnouncer:
                 self._submit(1, lambda said=said: self._pin(said))  # type: ignore[misc]
 
     def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
-                   *, wait: bool = False) -> None:
-        """Render every phrase this table can say ahead of time (see `phrases.table_lines`)."""
-        lines = phrases.table_lines(seats, self.language, said)
-        self.warm([line.text for line in lines], wait=wait)
+                   *, wait: bool = False, reasons: Sequence[str] = ()) -> None:
+        """Render every phrase this table can say ahead of time (see `phrases.table_lines`),
+        then every ruling piece (margins, counts, each seat with each reason its game declares),
+        so that on a slow Pi no ruling waits for the speech engine (benchmarks/bench_speech.py
+        measures it)."""
+        self.warm([line.text for line in phrases.table_lines(seats, self.language, said)],
+                  wait=wait)
+        pieces = phrases.prerender_texts(seats, self.language, reasons)
+        if wait:
+            self.warm(pieces, wait=True)
+        else:
+            for text in pieces:  # after the table's own phrases (priority 2)
+                self._submit(2, lambda text=text: self._pin(text))  # type: ignore[misc]
 
     def idle(self, timeout: float = 10.0) -> bool:
         """Wait until no rendering job is queued or running (tests, benchmarks, shutdown)."""
@@ -234,17 +269,18 @@ class SpeechAnnouncer:
         start = max(self.sink.mixer.next_frame + self.sink.lead_frames, self._free())
         return self.sink.mixer.schedule(clip.samples, start, said, "say")
 
-    def _late_say(self, said: str, generation: int) -> None:
+    def _late_parts(self, parts: list[str], label: str, generation: int) -> None:
+        """Render what is missing of a phrase (one piece, or several joined), then place it."""
         try:
-            clip = self._fetch(said)
+            clip = _join([self._fetch(p) for p in parts])
         except SpeechError as exc:
             print(f"speech: {exc}", file=sys.stderr, flush=True)
-            print("  » " + said, file=self.out, flush=True)
+            print("  » " + label, file=self.out, flush=True)
             clip = None
         with self._lock:
             self._pending_says -= 1
             if clip is not None and generation == self._generation:
-                self._place(said, clip)
+                self._place(label, clip)
 
     def _late_cadence(
         self, beats: tuple[str, ...], tempo: int, origin: int, frame: int, label: str
@@ -290,6 +326,34 @@ class SpeechAnnouncer:
 # Wiring, render-all, doctor, command line
 
 
+GAP_S = 0.06  # between the pieces of a phrase said in pieces
+
+
+def _join(clips: Sequence[Clip]) -> Clip:
+    """Pieces of one phrase as one clip: each piece from just before its speech onset to just
+    after its last loud frame, GAP_S apart."""
+    if len(clips) == 1:
+        return clips[0]
+    rate = clips[0].samplerate
+    lead, tail, gap = round(0.01 * rate), round(0.03 * rate), round(GAP_S * rate)
+    parts = []
+    for i, clip in enumerate(clips):
+        start = 0 if i == 0 else max(0, clip.onset - lead)
+        end = len(clip.samples) if i == len(clips) - 1 else min(len(clip.samples),
+                                                                _speech_end(clip) + tail)
+        parts.append(clip.samples[start:end])
+        if i < len(clips) - 1:
+            parts.append(np.zeros(gap, dtype=np.float32))
+    return Clip(np.concatenate(parts).astype(np.float32), rate, clips[0].onset)
+
+
+def _speech_end(clip: Clip) -> int:
+    levels = frame_levels_db(clip.samples, clip.samplerate)
+    loud = np.nonzero(levels >= max(float(levels.max()) - 45.0, -65.0))[0]
+    win = max(1, round(clip.samplerate / 1000))
+    return (int(loud[-1]) + 1) * win if len(loud) else len(clip.samples)
+
+
 def startup_texts(language: str = "en") -> list[str]:
     """What must be ready before any cue is promised: the seat-free beats of every call."""
     return [beat for call in phrases.CALLS for beat in phrases.words(call, {"seat": ""}, language)
@@ -325,9 +389,11 @@ def make_announcer(
 def open_sink(options: SpeechOptions, *, out: TextIO | None = sys.stdout) -> Sink:
     """The sound device if PortAudio has one and it opens, else a recording sink (which prints
     each phrase to `out` as it plays; None: silent)."""
-    if output_devices():
+    if output_devices() or options.device is not None:
         try:
-            device_sink = SoundDeviceSink(options.device)
+            # A configured device that is not there yet is waited for (the table pauses and
+            # says why); without one, any trouble falls back to the recording sink.
+            device_sink = SoundDeviceSink(options.device, output_delay_ms=options.output_delay_ms)
             device_sink.start()
             return device_sink
         except Exception as exc:  # noqa: BLE001 - any device trouble: keep the table running

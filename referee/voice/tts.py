@@ -53,7 +53,8 @@ class SpeechOptions:
     volume: float = 1.0  # 0.1 .. 1.0
     language: str = "en"  # which phrase table
     cache_dir: Path | None = None  # None: $XDG_CACHE_HOME or ~/.cache, then table-referee/speech
-    device: str | int | None = None  # sound output (sounddevice name or index); None: default
+    device: str | int | None = None  # sound output: part of its name, or an index; None: default
+    output_delay_ms: float = 0.0  # what the speaker adds after the DAC (referee calibrate)
     engine: str = "pyttsx3"  # "pyttsx3" (espeak-ng as the fallback) or "espeak-ng" directly
     timeout_s: float = 10.0  # per phrase in the render child (plus start-up)
     python: str = sys.executable  # interpreter that runs the render child
@@ -102,7 +103,7 @@ class SpeechOptions:
 def _convert(name: str, value: Any) -> Any:
     if name == "rate":
         return int(value)
-    if name in ("volume", "timeout_s"):
+    if name in ("volume", "timeout_s", "output_delay_ms"):
         return float(value)
     if name == "cache_dir":
         return Path(value)

@@ -116,21 +116,51 @@ const TR = (() => {
     if (r) r.textContent = roundLabel(state);
     const p = document.getElementById("phase");
     if (p) p.textContent = phaseLabel(state);
+    /* One banner for the box's own trouble: a full disk, someone guessing the PIN, a silent
+       speaker, buttons without edge times (Table.health()). */
+    const alert = document.getElementById("alert");
+    if (alert) {
+      const health = (state.health && state.health.warnings) || [];
+      const lines = [state.storage_full, state.pin_alert, ...health].filter((x) => x);
+      alert.replaceChildren(...lines.map((x) => el("p", {}, x)));
+      alert.hidden = !lines.length;
+    }
   }
 
-  /* -- the live feed: EventSource reconnects by itself; if the server refused us, retry -- */
+  /* -- the live feed: EventSource reconnects by itself; if the server refused us (all its
+        streams are taken), poll /api/state meanwhile so the page never goes blank -- */
   function live(handlers) {
     const conn = document.getElementById("conn");
     let source = null;
     let wait = 1000;
+    let poller = null;
     const show = (text, ok) => {
       if (!conn) return;
       conn.textContent = text;
       conn.classList.toggle("live", ok);
     };
+    const poll = async () => {
+      try {
+        const resp = await fetch("/api/state", {cache: "no-store"});
+        if (!resp.ok) return;
+        const data = await resp.json();
+        show("updating every few seconds", false);
+        if (handlers.state) handlers.state(data);
+      } catch (err) { /* the next poll tries again */ }
+    };
+    const startPolling = () => {
+      if (poller !== null) return;
+      poll();
+      poller = setInterval(poll, 2000);
+    };
+    const stopPolling = () => {
+      if (poller === null) return;
+      clearInterval(poller);
+      poller = null;
+    };
     const open = () => {
       source = new EventSource("/api/events");
-      source.addEventListener("open", () => { wait = 1000; show("live", true); });
+      source.addEventListener("open", () => { wait = 1000; stopPolling(); show("live", true); });
       for (const kind of ["state", "ruling", "judge", "over", "stuck"]) {
         source.addEventListener(kind, (e) => {
           let data;
@@ -143,13 +173,14 @@ const TR = (() => {
         show("reconnecting…", false);
         if (source.readyState === EventSource.CLOSED) {
           source.close();
+          startPolling();
           setTimeout(open, wait);
           wait = Math.min(wait * 2, 15000);
         }
       });
     };
     open();
-    return () => source && source.close();
+    return () => { stopPolling(); if (source) source.close(); };
   }
 
   /* -- toast ---------------------------------------------------------------------------- */

@@ -1,0 +1,335 @@
+"""Failing disks and a second process (issue 16): the table log loses nothing, errors are one line.
+
+Real SQLite files throughout. A full disk is made two ways: in-process, SQLite's own page limit
+(`PRAGMA max_page_count`) makes the real "database or disk is full" error mid-game; for a restart,
+the referee runs on a real tiny tmpfs (a private mount namespace from `unshare`, so no root is
+needed) that is full before it starts. Read-only media are a read-only bind mount the same way.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.cli.table import Table
+from referee.config import default_config
+from referee.events import GameStart
+from referee.scoreboard.app import WebServer, serve_in_thread
+from referee.store.database import Store, connect
+from tests.hostile_support import PIN, REFEREE, SEATS, free_port, one_line_error, wait_for
+
+
+def http(port: int, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
+                                 headers={"X-Table-Pin": PIN, "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            raw = resp.read()
+            return resp.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"null")
+
+
+def counts(db: Path) -> tuple[int, int, int]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return tuple(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]  # type: ignore[return-value]
+                     for t in ("games", "events", "marks"))
+    finally:
+        conn.close()
+
+
+def can_unshare() -> bool:
+    if not shutil.which("unshare"):
+        return False
+    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+                            "mount -t tmpfs -o size=64k tmpfs /mnt"], capture_output=True)
+    return probe.returncode == 0
+
+
+NEEDS_UNSHARE = pytest.mark.skipif(
+    not can_unshare(), reason="no private mount namespace here (unshare --user --mount); the "
+                              "in-process full-disk test covers the engine's side")
+
+
+def in_namespace(script: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+
+
+# -- High 2: one referee per database -------------------------------------------------------------
+
+
+def start_referee(db: Path, port: int, *extra: str) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [*REFEREE, "play", "spank-the-pig", "--mock", "--no-speech", "--db", str(db),
+         "--port", str(port), "--pin", PIN, "--seats", "Blue,Red,Green,Yellow",
+         "--option", "pause_ms=300", "--option", "tempo_ms=100", "--option", "window_ms=1500",
+         *extra],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc
+
+
+def wait_serving(proc: subprocess.Popen[str]) -> None:
+    assert proc.stdout is not None
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        line = proc.stdout.readline()
+        if line.startswith("Scoreboard:"):
+            return
+        if not line and proc.poll() is not None:
+            raise AssertionError(f"the referee stopped: {proc.stderr.read() if proc.stderr else ''}")
+    raise AssertionError("the referee did not start")
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.communicate(timeout=10)
+
+
+def test_a_second_referee_on_the_same_database_writes_nothing_and_exits_2(tmp_path: Path) -> None:
+    db = tmp_path / "referee.db"
+    port_a, port_b = free_port(), free_port()
+    first = start_referee(db, port_a)
+    try:
+        wait_serving(first)
+        # mid-round, as the issue found it: the race is open when the second one starts
+        wait_for(lambda: http(port_a, "GET", "/api/state")[1]["phase"] == "race")
+        before = counts(db)
+        second = subprocess.run(
+            [*REFEREE, "play", "spank-the-pig", "--mock", "--no-speech", "--db", str(db),
+             "--port", str(port_b), "--seats", "Blue,Red,Green,Yellow", "--exit-when-over"],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+        line = one_line_error(second)
+        assert "in use by another referee" in line and f"pid {first.pid}" in line, line
+        assert "play" in line  # the holder's command
+        # nothing from the second process: no void for the running round, no new game
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            voids = [b for (b,) in conn.execute("SELECT body FROM events") if '"void"' in b]
+        finally:
+            conn.close()
+        assert not voids
+        assert counts(db)[0] == before[0]
+        assert first.poll() is None  # the first table plays on
+    finally:
+        stop(first)
+
+
+def test_the_lock_is_released_when_the_referee_is_killed(tmp_path: Path) -> None:
+    db = tmp_path / "referee.db"
+    proc = start_referee(db, free_port())
+    try:
+        wait_serving(proc)
+    finally:
+        proc.kill()  # kill -9: the kernel drops the flock
+        proc.communicate(timeout=10)
+    store = Store(db)  # a restart takes it
+    store.close()
+
+
+# -- Medium 10: bad databases -----------------------------------------------------------------------
+
+
+def make_bad(kind: str, path: Path) -> None:
+    if kind == "random bytes":
+        path.write_bytes(random.Random(16).randbytes(8192))
+    elif kind == "empty file":
+        path.write_bytes(b"")
+    elif kind == "another program's SQLite file":
+        conn = sqlite3.connect(path)
+        conn.execute("CREATE TABLE contacts (name TEXT, phone TEXT)")
+        conn.execute("INSERT INTO contacts VALUES ('Ann', '555')")
+        conn.commit()
+        conn.close()
+
+
+@pytest.mark.parametrize("kind", ["random bytes", "empty file", "another program's SQLite file"])
+def test_export_of_a_bad_database_is_one_line(tmp_path: Path, kind: str) -> None:
+    db = tmp_path / "bad.db"
+    make_bad(kind, db)
+    proc = subprocess.run([*REFEREE, "export", "--db", str(db)], capture_output=True, text=True,
+                          timeout=30)
+    line = one_line_error(proc)
+    assert str(db) in line
+
+
+@pytest.mark.parametrize("kind", ["random bytes", "another program's SQLite file"])
+def test_play_on_a_bad_database_is_one_line_and_changes_nothing(tmp_path: Path, kind: str) -> None:
+    db = tmp_path / "bad.db"
+    make_bad(kind, db)
+    before = db.read_bytes()
+    proc = subprocess.run([*REFEREE, "play", "--mock", "--no-speech", "--no-web", "--db", str(db),
+                           "--exit-when-over"], stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=30)
+    line = one_line_error(proc)
+    assert str(db) in line
+    assert db.read_bytes() == before  # not turned into WAL mode, no tables of ours added
+
+
+@NEEDS_UNSHARE
+def test_export_from_a_read_only_mount_in_wal_mode_is_one_line(tmp_path: Path) -> None:
+    src, ro = tmp_path / "src", tmp_path / "ro"
+    src.mkdir()
+    ro.mkdir()
+    store = Store(src / "referee.db")
+    store.new_game(GameStart("spank-the-pig", ("Blue", "Red"), {}))
+    store.close()
+    (src / "referee.db.lock").unlink()
+    assert not (src / "referee.db-wal").exists()  # a clean close leaves no WAL: it must be made
+    proc = in_namespace(
+        f"mount --bind {src} {ro} && mount -o remount,bind,ro {ro} && "
+        f"exec {sys.executable} -m referee.cli.main export --db {ro}/referee.db")
+    line = one_line_error(proc)
+    assert "referee.db" in line
+
+
+# -- Medium 7: a full disk --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def full_soon(mock_factory: Any, tmp_path: Path) -> Iterator[tuple[Table, WebServer, io.StringIO]]:
+    out = io.StringIO()
+    table = Table(default_config(SEATS), db=tmp_path / "referee.db", mock=True, no_speech=True,
+                  pin=PIN, out=out, auto=False)
+    table.start("spank-the-pig", {"tempo_ms": 100, "window_ms": 300, "pause_ms": 100,
+                                  "tie_us": 1, "doubles": "off"}, resume=False)
+    # the database may not grow past the pages it has: SQLite's real "database or disk is full"
+    (pages,) = table.store.conn.execute("PRAGMA page_count").fetchone()
+    table.store.conn.execute(f"PRAGMA max_page_count = {pages + 1}")
+    server = serve_in_thread(table, "127.0.0.1", 0)
+    try:
+        yield table, server, out
+    finally:
+        server.close()
+        table.close()
+
+
+def test_a_full_disk_pauses_the_table_says_so_once_and_refuses_presses(
+        full_soon: tuple[Table, WebServer, io.StringIO], caplog: pytest.LogCaptureFixture) -> None:
+    table, server, out = full_soon
+    port = server.port
+    accepted = refused = 0
+    caplog.set_level(logging.INFO)
+    for _ in range(400):
+        status, _ = http(port, "POST", "/api/next-round")
+        if status == 507:
+            refused += 1
+            break
+        if status != 200:  # a round is still open: press into it
+            pass
+        for seat in SEATS:
+            status, _ = http(port, "POST", "/api/press", {"seat": seat})
+            assert status in (204, 507), status
+            if status == 204:
+                accepted += 1
+            else:
+                refused += 1
+                break
+        if refused:
+            break
+        time.sleep(0.35)  # the race closes
+    assert refused, "the disk never filled"
+    engine = table.engine
+    assert engine is not None
+    state = http(port, "GET", "/api/state")[1]
+    assert "storage is full" in state["storage_full"]  # the page says so
+    assert state["phase"] == "paused"  # the table pauses
+    assert "Storage is full" in out.getvalue()  # the voice says so (printed announcer)
+    for _ in range(20):  # later presses: refused, never 204
+        assert http(port, "POST", "/api/press", {"seat": "Blue"})[0] == 507
+    assert http(port, "POST", "/api/next-round")[0] in (400, 507)
+    assert http(port, "POST", "/api/facts", {"round": 1, "void": True})[0] in (400, 507)
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and not errors[0].exc_info, [r.getMessage() for r in errors]
+    assert "storage is full" in errors[0].getMessage()
+    # nothing answered 204 was lost
+    conn = connect(table.store.path, readonly=True)
+    try:
+        bodies = [json.loads(b) for (b,) in conn.execute("SELECT body FROM events")]
+    finally:
+        conn.close()
+    assert sum(1 for b in bodies if b.get("type") == "press") == accepted
+
+
+@NEEDS_UNSHARE
+def test_a_restart_on_a_full_disk_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    store = Store(src / "referee.db")
+    store.new_game(GameStart("spank-the-pig", ("Blue", "Red"), {}))
+    store.close()
+    (src / "referee.db.lock").unlink()
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    proc = in_namespace(
+        f"mount -t tmpfs -o size=512k tmpfs {disk} && cp {src}/referee.db {disk}/ && "
+        f"(dd if=/dev/zero of={disk}/filler bs=4k 2>/dev/null; true) && "
+        f"exec {sys.executable} -m referee.cli.main play --mock --no-speech --no-web "
+        f"--seats Blue,Red --db {disk}/referee.db --exit-when-over")
+    line = one_line_error(proc)
+    assert "storage is full" in line
+
+
+# -- Medium 12: SIGTERM ---------------------------------------------------------------------------
+
+
+def test_sigterm_finishes_the_round_checkpoints_and_exits_0(tmp_path: Path) -> None:
+    db = tmp_path / "referee.db"
+    port = free_port()
+    proc = start_referee(db, port)
+    try:
+        wait_serving(proc)
+        wait_for(lambda: http(port, "GET", "/api/state")[1]["phase"] == "race")
+        proc.send_signal(signal.SIGTERM)  # systemctl stop, mid-round
+        _, err = proc.communicate(timeout=20)
+    finally:
+        stop(proc)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    wal = Path(f"{db}-wal")
+    assert not wal.exists() or wal.stat().st_size == 0  # checkpointed
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        bodies = [json.loads(b) for (b,) in conn.execute("SELECT body FROM events")]
+        ruled = [json.loads(v)["round"] for (v,) in conn.execute(
+            "SELECT value FROM marks WHERE kind = 'ruled'")]
+    finally:
+        conn.close()
+    cues = sum(1 for b in bodies if b.get("type") == "cue")
+    assert cues and cues in ruled  # the round in play was finished and ruled before the exit
+    assert not any(b.get("void") for b in bodies)  # and nothing is left to void at restart
+
+
+def test_the_service_does_not_restart_in_a_loop_on_a_one_line_error() -> None:
+    unit = (Path(__file__).resolve().parent.parent / "hardware" / "table-referee.service").read_text()
+    assert "RestartPreventExitStatus=2" in unit  # a full disk exits 2: systemd must not loop
+    stop_s = int(unit.split("TimeoutStopSec=")[1].split()[0])
+    assert stop_s > 5 + 5  # the finishing round (5 s at most) and the checkpoint fit in
+
+
+def test_the_storage_full_phrase_is_rendered_before_the_disk_fills() -> None:
+    from referee.voice.phrases import table_lines, text
+
+    said = text("storage_full", {})
+    assert "Storage is full" in said
+    # rendered at start with the table's other phrases: saying it needs no room on the disk
+    assert said in [line.text for line in table_lines(SEATS)]

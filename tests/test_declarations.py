@@ -306,6 +306,6 @@ def test_an_unclear_race_is_said_as_unclear_not_as_a_clean_round(tmp_path: Path)
         engine.step()
         said = [key for key, _, _ in voice.said]
         assert "unclear" in said and "nobody" not in said
-        assert engine.last_said == "Unclear: nobody loses."
+        assert engine.last_said == "Unclear: 2 did not touch the nose: nobody loses."
     finally:
         store.close()

@@ -172,7 +172,7 @@ def test_the_made_up_game_plays_through_every_part(run: Run, tmp_path: Path,
     # -- the voice said it all, in the game's words, as real speech
     said = run.said()
     for phrase in ("3 beeps. First to press wins.", "Ready, … BEEP!",
-                   "Ann: first after the beep by 110 milliseconds. One point.",
+                   "Ann: first after the beep by 1 hundred and 10 milliseconds. One point.",
                    "Judge: Did everyone hear the beep?",
                    "Cy: first after the beep. One point.",  # uncontested: no margin
                    "Ann and Cy are co-champions!"):

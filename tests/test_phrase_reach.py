@@ -17,6 +17,7 @@ from gpiozero.pins.mock import MockFactory
 
 from referee.engine.loop import Command
 from referee.events import ButtonStuck, Facts, Penalty, Undo
+from referee.store.database import StorageFull
 from referee.voice.phrases import ENGLISH, PARTS, text
 from tests.test_wording import MS, Table
 
@@ -52,6 +53,8 @@ def spank_evening(tmp: Path) -> Table:
     t.engine._command(Command("pause"))
     t.engine._command(Command("resume"))
     t.engine._handle(ButtonStuck("Red", "slap", t.now, t.now - 20_000_000))
+    t.engine._full(StorageFull("the disk is full; free some space, then resume"))
+    t.engine._command(Command("resume"))
     while t.engine.rules.next_call() is not None and t.engine.rules.round_count() < 8:
         cue = t.call()  # the last regular round, then sudden death to the end
         slaps(t, cue, [(s, 100 + 50 * i) for i, s in enumerate(t.engine.rules.racing(

@@ -289,8 +289,12 @@ def ruling_phrase(
         what = text("what_margin", {"reason": reason, "margin_us": ruling.margin_us}, language)
     else:
         what = _word(LANGUAGES.get(language, LANGUAGES["en"]), "reasons").get(reason, reason)
-    return key, {"seat": ruling.seat, "what": what,
-                 "count_words": count_words(ruling.delta, unit, language, words=unit_words)}
+    params: dict[str, Any] = {
+        "seat": ruling.seat, "what": what,
+        "count_words": count_words(ruling.delta, unit, language, words=unit_words)}
+    if key == "ruling" and ruling.margin_us is not None:  # said in pieces: see `segments`
+        params.update(reason=reason, margin_us=ruling.margin_us)
+    return key, params
 
 
 def ruling_shown(key: str, params: dict[str, Any], language: str = "en") -> dict[str, str]:
@@ -347,7 +351,7 @@ def segments(key: str, params: dict[str, Any] | None = None, language: str = "en
     why, the margin, the count), each of which is rendered ahead of time (`prerender_texts`);
     every other phrase is one clip. English only: other languages say the whole sentence."""
     params = dict(params or {})
-    if key != "ruling" or language != "en":
+    if key != "ruling" or language != "en" or "margin_us" not in params and "margin_ms" not in params:
         return [text(key, params, language)]
     params = _complete(params, get_language(language))
     return [f"{params['seat']}: {params['reason']}", *margin_words(int(params["margin_ms"])),

@@ -108,7 +108,7 @@ def test_a_round_played_on_the_virtual_box_shows_on_another_scoreboard(
     line = board.locator("#ruling-lines li, #earlier li").filter(has_text="last to spank the pig")
     line.first.wait_for()
     text = line.first.inner_text()
-    assert "Yellow" in text and "+1 whammy" in text and "by" in text and "ms" in text
+    assert "Yellow" in text and "+1 whammy" in text and "by" in text and "milliseconds" in text
     assert board.locator("#seats [data-seat=Yellow] .num").inner_text() == "1"
     assert board.locator("#conn").inner_text() == "live"
 

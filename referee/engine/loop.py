@@ -12,7 +12,7 @@ import logging
 import queue
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -349,7 +349,8 @@ class Engine:
         for a in awaiting:
             self.say(*self._question(tuple(  # a need the game forgot to declare: its name
                 facts.get(n) or Fact(n, "flag", n, f"{n}?", f"{n}?") for n in a.need)))
-        self._publish("ruling", {"round": number, "rulings": self.shown(outputs),
+        self._publish("ruling", {"round": number, "rulings": [o.to_json() for o in outputs],
+                                 "rulings_said": self.shown(outputs),
                                  "correction": correction})
 
     def ruling_words(self, r: Ruling) -> tuple[str, dict[str, Any]]:
@@ -362,18 +363,18 @@ class Engine:
         return ruling_phrase(r, self.rules.UNIT, unit_words=self.rules.UNIT_WORDS,
                              never=never, pressed=pressed)
 
-    def shown(self, outputs: list[Ruling | Awaiting]) -> list[dict[str, Any]]:
-        """Rulings and questions as the pages show them: in the words the referee says."""
+    def shown(self, outputs: Sequence[Ruling | Awaiting]) -> list[dict[str, str]]:
+        """What the pages show for each ruling line, in the words the referee says it: the
+        sentence (`said`) and the part beside the seat (`what`); for a question, `question`.
+        Beside the ruling lines, which keep the table log's shape."""
         facts = {f.name: f for f in self.rules.facts()}
-        shown = []
+        shown: list[dict[str, str]] = []
         for o in outputs:
-            line = o.to_json()
             if isinstance(o, Ruling):
-                line.update(ruling_shown(*self.ruling_words(o)))
+                shown.append(ruling_shown(*self.ruling_words(o)))
             else:
-                line["question"] = question_text(
-                    o.need, [facts[n].question if n in facts else f"{n}?" for n in o.need])
-            shown.append(line)
+                shown.append({"question": question_text(
+                    o.need, [facts[n].question if n in facts else f"{n}?" for n in o.need])})
         return shown
 
     @staticmethod
@@ -509,11 +510,13 @@ class Engine:
             "unit": rules.UNIT,
             "seats": [r.to_json() for r in st.seats],
             "seat_order": list(rules.seats),
-            "rulings": self.shown([o for o in outputs if isinstance(o, Ruling)]),
+            "rulings": [o.to_json() for o in outputs if isinstance(o, Ruling)],
+            "rulings_said": self.shown([o for o in outputs if isinstance(o, Ruling)]),
             "reactions_us": rules.reactions(latest) if latest else {},
             "racing": list(rules.racing(latest)) if latest else list(rules.seats),
             "turn": self._turn(),
-            "awaiting": self.shown([status.awaiting])[0] if status.awaiting else None,
+            "awaiting": status.awaiting.to_json() if status.awaiting else None,
+            "question": self.shown([status.awaiting])[0]["question"] if status.awaiting else None,
             "final": st.final,
             "winners": list(st.winners),
             "options": dict(rules.options),
@@ -527,8 +530,10 @@ class Engine:
             "quiet": rules.schedule().silent,
             "buttons": list(rules.race_buttons),
             "earlier": [  # the rounds before, so a page opened mid-game shows them too
-                {"round": n, "rulings": self.shown([o for o in rules.round_outputs(n)
-                                                    if isinstance(o, Ruling)])}
+                {"round": n,
+                 "rulings": [o.to_json() for o in rules.round_outputs(n) if isinstance(o, Ruling)],
+                 "rulings_said": self.shown([o for o in rules.round_outputs(n)
+                                             if isinstance(o, Ruling)])}
                 for n in range(max(1, latest - 5), latest)],
         }
 

@@ -81,7 +81,7 @@ const TR = (() => {
   }
 
   /** One ruling line as nodes, in the words the referee says it: who, +n unit, what
-      ("last to spank the pig by 42 milliseconds", the margin picked out); no seat: the sentence. */
+      ("last to press by 42 milliseconds", the margin picked out); no seat: the sentence. */
   function rulingLine(state, r) {
     const parts = [];
     if (r.seat) {
@@ -129,6 +129,17 @@ const TR = (() => {
 
   /* -- the live feed: EventSource reconnects by itself; if the server refused us (all its
         streams are taken), poll /api/state meanwhile so the page never goes blank -- */
+  /** The words the referee says each ruling and question with come beside the ruling lines (which
+      keep the table log's shape): join them, so a line knows its `said` and `what`. */
+  function withWords(data) {
+    const join = (lines, said) => (lines || []).map((r, i) => ({...r, ...((said || [])[i] || {})}));
+    if (!data || typeof data !== "object") return data;
+    if (data.rulings) data.rulings = join(data.rulings, data.rulings_said);
+    for (const e of data.earlier || []) e.rulings = join(e.rulings, e.rulings_said);
+    if (data.awaiting && data.question) data.awaiting = {...data.awaiting, question: data.question};
+    return data;
+  }
+
   function live(handlers) {
     const conn = document.getElementById("conn");
     let source = null;
@@ -143,7 +154,7 @@ const TR = (() => {
       try {
         const resp = await fetch("/api/state", {cache: "no-store"});
         if (!resp.ok) return;
-        const data = await resp.json();
+        const data = withWords(await resp.json());
         show("updating every few seconds", false);
         if (handlers.state) handlers.state(data);
       } catch (err) { /* the next poll tries again */ }
@@ -165,6 +176,7 @@ const TR = (() => {
         source.addEventListener(kind, (e) => {
           let data;
           try { data = JSON.parse(e.data); } catch (err) { return; }
+          withWords(data);
           if (kind === "state") show("live", true);
           if (handlers[kind]) handlers[kind](data);
         });
@@ -280,6 +292,6 @@ const TR = (() => {
     }
   }
 
-  return {el, ms, ordinal, unitWord, colour, who, phaseLabel, roundLabel, question, rulingLine,
+  return {withWords, el, ms, ordinal, unitWord, colour, who, phaseLabel, roundLabel, question, rulingLine,
     renderStatus, live, toast, pin, askPin, storedPin, post, act};
 })();

@@ -94,7 +94,7 @@
     const field = opt.kind === "number" && opt.unit
       ? el("span", {class: "with-unit"}, input, el("span", {class: "unit"}, opt.unit)) : input;
     return el("label", {for: id}, opt.label, field,
-      el("span", {class: "hint"}, `${opt.help[0].toUpperCase()}${opt.help.slice(1)} (default: ${def}).`));
+      el("span", {class: "hint"}, `${opt.help} (default ${def})`));
   }
 
   function renderGame() {

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any
 from referee import __version__
 from referee.cli.common import UsageError, table_config
 from referee.cli.table import HardwareError
-from referee.config import ConfigError, TableConfig, check_pin
+from referee.config import (
+    DOUBLE_KEYS,
+    JUDGE_KEYS,
+    SLAP_KEYS,
+    ConfigError,
+    TableConfig,
+    check_pin,
+)
 from referee.rules.base import games, rules_for
 from referee.rules.declare import RulesError
 from referee.store.database import StoreError, connect, export_lines
@@ -284,7 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "(see hardware/config.example.toml; default: the standard pins)")
     sp.add_argument("--mock", action="store_true",
                     help="mocked pins, no hardware: on a terminal the keyboard is the box "
-                         "(1-8 slap, q-i double, j/n/z judge YES/NO/UNDO, x stops)")
+                         f"({SLAP_KEYS[0]}-{SLAP_KEYS[-1]} slap, {DOUBLE_KEYS[0]}-{DOUBLE_KEYS[-1]} "
+                         f"double, {'/'.join(JUDGE_KEYS)} judge YES/NO/UNDO, x stops)")
     sp.add_argument("--seats", help="seat names in seat order, e.g. Blue,Red,Green,Yellow "
                                     "(default: the config's)")
     sp.add_argument("--no-speech", action="store_true",

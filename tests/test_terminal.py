@@ -188,3 +188,24 @@ def test_s_prints_the_standings_in_place_order(table: Any) -> None:
     handle_key(table, "s")
     line = lines(table)[-1]
     assert line.startswith("s → standings: 1. Blue 0, 1. Green 0, 1. Yellow 0, 4. Red")
+
+
+def test_n_refuses_a_claim_the_box_took_and_says_so(table: Any) -> None:
+    table.start("pigs-tail", {"take": "flipper"}, resume=False)
+    engine = table.engine
+    from referee.events import Cue, Press
+
+    t = engine.now()
+    engine.command("feed", event=Cue(t, "Blue"))
+    engine.command("feed", event=Cue(t + 4_000_000, "Red"))
+    engine.command("feed", event=Press(t + 4_300_000, "Red", "slap"))  # Red claims a match
+    deadline = time.monotonic() + 5
+    while engine.command("snapshot")["round"] != 2 or engine.rules.status().race_open:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    handle_key(table, "n")
+    assert lines(table)[-1] == "n → judge NO to round 2's claim: No match"
+    deadline = time.monotonic() + 5
+    while engine.rules.facts_for(2) != {"match": False}:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)

@@ -83,7 +83,11 @@ def handle_key(table: Any, ch: str) -> bool:
     elif ch in "jn":
         name = "YES" if ch == "j" else "NO"
         asked = engine.rules.status().awaiting
-        if asked is None:
+        latest = engine.snapshot()["round"]
+        refused = engine.rules.refutable(latest) if ch == "n" and latest else None
+        if asked is None and refused is not None:
+            _say(table, f"{ch} → judge NO to round {latest}'s claim: {refused.answers[1]}")
+        elif asked is None:
             _say(table, f"{ch} → judge {name}: nothing is asked now, so it does nothing")
         else:
             _say(table, f"{ch} → judge {name} to round {asked.round}'s question")

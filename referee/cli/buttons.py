@@ -202,6 +202,7 @@ class ButtonCheck:
         self._asked_at = 0.0
         self._correct: set[Button] = set()  # answered their own prompt
         self._stuck_now: set[Button] = set()
+        self._stopping = False  # `stop()` was asked (the keyboard's x)
 
     # ------------------------------------------------------------------------------- output
 
@@ -293,6 +294,9 @@ class ButtonCheck:
                 event = self.events.get_nowait()
             except queue.Empty:
                 return
+            if event is _STOP:  # kept for the loop, which ends the check
+                self._stopping = True
+                continue
             self._handle(event)
 
     def _next_prompt(self) -> Button | None:
@@ -315,6 +319,9 @@ class ButtonCheck:
 
         deadline = time.monotonic() + self.seconds
         while True:
+            if self._stopping:
+                self._print("Stopped.")
+                return
             if self._current is None:
                 b = self._next_prompt()
                 if b is None:  # everything asked, or only held-down buttons are left
@@ -338,8 +345,8 @@ class ButtonCheck:
                 self.box.check_stuck(now_us())
                 continue
             if event is _STOP:
-                self._print("Stopped.")
-                return
+                self._stopping = True
+                continue
             self._handle(event)
 
     def stop(self) -> None:

@@ -1,65 +1,74 @@
 """Events in, rulings out: the vocabulary shared by the rules, the log, the engine and the adapters.
 
-Every input event is one line of the table log (see PRODUCT.md, "Table log"). Times are integer
-microseconds on the engine's monotonic clock (``referee.clock.now_us``); nothing else decides order.
+Every input event is one line of the table log (see PRODUCT.md, "Table log"), and each class here
+is that line's one declaration: a frozen msgspec Struct whose tag is the line's `type`. The log
+reader decodes lines straight into these classes (`referee.store.tablelog`), and the output lines
+(ruling, awaiting, standings) are declared the same way below. Times are integer microseconds on the
+engine's monotonic clock (``referee.clock.now_us``); nothing else decides order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from msgspec import Meta, Struct, to_builtins
 
 BUTTONS = ("slap", "double")
 
+Micros = Annotated[int, Meta(ge=0, description="µs on the engine's monotonic clock")]
+RoundNumber = Annotated[int, Meta(ge=1, description="rounds count from 1")]
+SeatName = Annotated[str, Meta(min_length=1)]
+Button = Literal["slap", "double"]
 
-@dataclass(frozen=True)
-class GameStart:
+
+class GameStart(Struct, frozen=True, tag="game", tag_field="type"):
     """The first line of every log: which game, which seats (in seat order), which options."""
 
-    game: str
-    seats: tuple[str, ...]
-    options: Mapping[str, Any] = field(default_factory=dict)
+    game: SeatName
+    seats: tuple[SeatName, ...]
+    options: dict[str, Any] = {}
 
 
-@dataclass(frozen=True)
-class Cue:
+class Cue(Struct, frozen=True, tag="cue", tag_field="type", omit_defaults=True):
     """The instant the go-word sounded, with the seat the call named if it names one."""
 
-    t_us: int
-    seat: str | None = None
+    t_us: Micros
+    seat: SeatName | None = None
 
 
-@dataclass(frozen=True)
-class Press:
+class Press(Struct, frozen=True, tag="press", tag_field="type"):
     """The first edge of one button press: who, which button, when."""
 
-    t_us: int
-    seat: str
-    button: str = "slap"
+    t_us: Micros
+    seat: SeatName
+    button: Button = "slap"
 
 
-@dataclass(frozen=True)
-class Facts:
-    """What only eyes can see, for one round, as the game declares its facts. A later one corrects."""
+class Facts(Struct, frozen=True, tag="facts", tag_field="type"):
+    """What only eyes can see, for one round, as the game declares its facts. A later one
+    corrects.
 
-    round: int
-    values: Mapping[str, Any]
+    On the wire the values are fields of the line itself (`{"type": "facts", "round": 1, "pigs":
+    1}`); which fields are facts, and their values, the game declares and its rules check.
+    """
+
+    round: RoundNumber
+    values: Mapping[str, Any] = {}
 
 
-@dataclass(frozen=True)
-class Penalty:
+class Penalty(Struct, frozen=True, tag="penalty", tag_field="type"):
     """A judge-given penalty, in the game's own unit; it adds to the score, not to the race."""
 
-    round: int
-    seat: str
-    count: int
-    reason: str
+    round: RoundNumber
+    seat: SeatName
+    count: Annotated[int, Meta(ge=1)]
+    reason: Annotated[str, Meta(min_length=1)]
 
 
-@dataclass(frozen=True)
-class Undo:
+class Undo(Struct, frozen=True, tag="undo", tag_field="type"):
     """Reverts the latest facts or penalty line not yet undone."""
 
 
@@ -136,14 +145,8 @@ class Ruling:
         return self.reason.format(**dict(self.words)) if self.words else str(self.reason.value)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "ruling",
-            "round": self.round,
-            "seat": self.seat,
-            "delta": self.delta,
-            "reason": self.text,
-            "margin_us": self.margin_us,
-        }
+        return _plain(RulingLine(self.round, self.seat, self.delta, self.text,
+                                      self.margin_us))
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,7 @@ class Awaiting:
     need: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "awaiting", "round": self.round, "need": list(self.need)}
+        return _plain(AwaitingLine(self.round, list(self.need)))
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,10 @@ class StandingRow:
     out: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "score": self.score, "place": self.place, "out": self.out}
+        return _plain(self.line())
+
+    def line(self) -> SeatScore:
+        return SeatScore(self.seat, self.score, self.place, self.out)
 
 
 @dataclass(frozen=True)
@@ -175,12 +181,50 @@ class Standings:
     winners: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "standings",
-            "final": self.final,
-            "seats": [row.to_json() for row in self.seats],
-            "winners": list(self.winners),
-        }
+        return _plain(StandingsLine(self.final, [row.line() for row in self.seats],
+                                         list(self.winners)))
+
+
+def _plain(line: Struct) -> dict[str, Any]:
+    out: dict[str, Any] = to_builtins(line)
+    return out
+
+
+# -- the output lines, as `referee replay` prints them and the scoreboard shows them ----------
+
+
+class RulingLine(Struct, tag="ruling", tag_field="type"):
+    """One seat's result in one round; `delta` is in the game's own unit."""
+
+    round: RoundNumber
+    seat: str | None
+    delta: int
+    reason: str
+    margin_us: int | None = None
+
+
+class AwaitingLine(Struct, tag="awaiting", tag_field="type"):
+    """A round that waits for the judge to give the facts named in `need`."""
+
+    round: RoundNumber
+    need: list[str]
+
+
+class SeatScore(Struct):
+    """One standings row: ties share a place; `out` is a seat eliminated or knocked out."""
+
+    seat: str
+    score: int
+    place: Annotated[int, Meta(ge=1)]
+    out: bool = False
+
+
+class StandingsLine(Struct, tag="standings", tag_field="type"):
+    """The standings; `winners` is empty until `final`."""
+
+    final: bool
+    seats: list[SeatScore]
+    winners: list[str] = []
 
 
 def places(scores: Mapping[str, int], order: tuple[str, ...]) -> dict[str, int]:

@@ -49,14 +49,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from gpiozero import LED, Device, DigitalOutputDevice
 from gpiozero.pins.mock import MockFactory, MockPin
 
 from referee.clock import now_us
 from referee.config import JUDGE_SEAT, TableConfig
-from referee.events import ButtonReleased, ButtonStuck, JudgeKey, Press
+from referee.events import Button, ButtonReleased, ButtonStuck, JudgeKey, Press
 
 Sink = Callable[[object], None]
 STUCK_AFTER_US = 10_000_000
@@ -134,7 +134,7 @@ class _Input:
     def event(self, t_us: int) -> object:
         if self.seat == JUDGE_SEAT:
             return JudgeKey(t_us, self.button)
-        return Press(t_us, self.seat, self.button)
+        return Press(t_us, self.seat, cast(Button, self.button))  # a seat's: slap or double
 
     def on_edge(self, ticks: Any, state: Any) -> None:
         if state not in (0, 1):  # lgpio reports watchdog timeouts as level 2: not an edge

@@ -1,7 +1,8 @@
 """The HTTP API (`/api/...`): the table as JSON, its live feed, and the judge's and setup's actions.
 
 Reading is open to anyone on the network; every POST that changes the game needs the table PIN
-(`X-Table-Pin`, see `referee.scoreboard.pin`). Bodies are checked here, field by field, before anything
+(`X-Table-Pin`, see `referee.scoreboard.pin`). Bodies are decoded as the messages declared in
+`referee.scoreboard.bodies` (the same declarations `/api/openapi.json` is made from) before anything
 reaches the engine; a bad body, a bad value or an action the engine refuses is HTTP 400 with
 {"error": "one line"}. Nothing in a request is ever used as a file path: a game's log is found by
 its integer id in the database.
@@ -10,10 +11,8 @@ its integer id in the database.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import queue
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,12 +20,14 @@ from functools import partial, wraps
 from typing import Any, TypeVar, cast
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from msgspec import UNSET, Struct
 
 from referee.config import ConfigError, SeatConfig, build_seats, clean_text
 from referee.engine.ports import EnginePort, TablePort
 from referee.events import Facts, Penalty, Undo
-from referee.rules.base import all_facts, games, rules_for
-from referee.rules.declare import Fact, RulesError
+from referee.rules.base import games, rules_for
+from referee.rules.declare import RulesError
+from referee.scoreboard import bodies
 from referee.scoreboard.history import player_stats, table_games
 from referee.scoreboard.live import Hub
 from referee.scoreboard.pin import PinGuard
@@ -34,10 +35,8 @@ from referee.store.database import StoreError, export_lines
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
-MAX_TEXT = 200
-MAX_NAMES = 12  # names in one fact (doubles showing...)
-_COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 F = TypeVar("F", bound=Callable[..., Any])
+B = TypeVar("B", bound=Struct)
 
 
 class ApiError(Exception):
@@ -88,71 +87,20 @@ def needs_pin(view: F) -> F:
     return cast(F, guarded)
 
 
-def body() -> dict[str, Any]:
-    """The JSON object sent; an empty body is an empty object."""
-    raw = request.get_data(cache=True)
-    if not raw.strip():
-        return {}
+def parse(shape: type[B]) -> B:
+    """The request body as its declared message (`referee.scoreboard.bodies`); 400 if it is not."""
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
-    except (ValueError, RecursionError):  # bad UTF-8, bad JSON, NaN, nesting too deep
-        raise ApiError(400, "the body is not valid JSON; send a JSON object") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "the body must be a JSON object, e.g. {\"round\": 1, \"void\": true}")
-    return data
+        return bodies.decode(shape, request.get_data(cache=True))
+    except bodies.BodyError as exc:
+        raise ApiError(400, str(exc)) from None
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def only(data: dict[str, Any], allowed: tuple[str, ...]) -> None:
-    for key in data:
-        if key not in allowed:
-            raise ApiError(400, f"unknown field {key!r}; use {', '.join(allowed)}")
-
-
-def whole(data: dict[str, Any], key: str, lo: int, hi: int, default: int | None = None) -> int:
-    if key not in data:
-        if default is None:
-            raise ApiError(400, f"missing field {key!r}")
-        return default
-    value = data[key]
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ApiError(400, f"{key} must be a whole number from {lo} to {hi}, not {value!r}")
-    return value
-
-
-def text(data: dict[str, Any], key: str, default: str | None = None, limit: int = MAX_TEXT) -> str:
-    if key not in data:
-        if default is None:
-            raise ApiError(400, f"missing field {key!r}")
-        return default
-    value = data[key]
-    if not isinstance(value, str) or not value.strip() or len(value) > limit:
-        raise ApiError(400, f"{key} must be a non-empty text of at most {limit} characters, "
-                            f"not {_short(value)}")
-    return clean(value, key, limit)
-
-
-def clean(value: str, what: str, limit: int = MAX_TEXT) -> str:
+def clean(value: str, what: str, limit: int = bodies.MAX_TEXT) -> str:
     """User text at the edge: NFC, no control characters or lone surrogates, `limit` long."""
     try:
         return clean_text(value, what, limit)
     except ConfigError as exc:
         raise ApiError(400, str(exc)) from None
-
-
-def flag(data: dict[str, Any], key: str, default: bool = False) -> bool:
-    value = data.get(key, default)
-    if not isinstance(value, bool):
-        raise ApiError(400, f"{key} must be true or false, not {_short(value)}")
-    return value
-
-
-def _short(value: Any) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
 def engine() -> EnginePort:
@@ -173,6 +121,11 @@ def command(name: str, **args: Any) -> Any:
         raise ApiError(503, "the referee did not answer in time; try again") from None
     except StoreError as exc:  # a full disk: nothing was logged, so nothing was done
         raise ApiError(507, _one_line(exc)) from None
+
+
+def table_after(name: str, **args: Any) -> Response:
+    """An action's answer: the whole table after it, as `GET /api/state` shows it."""
+    return jsonify(ctx().hub.decorate(command(name, **args)))
 
 
 def _one_line(exc: BaseException) -> str:
@@ -258,89 +211,53 @@ def check_pin() -> Response:
 @api.post("/facts")
 @needs_pin
 def facts() -> Response:
-    data = body()
-    known = all_facts()  # the facts the games declare; the game running checks its own
-    only(data, ("round", *known))
-    number = whole(data, "round", 1, 1_000_000)
-    values = {name: fact_value(fact, data) for name, fact in known.items() if name in data}
-    if not values:
-        raise ApiError(400, f"name at least one fact: {', '.join(known)}")
-    return jsonify(command("feed", event=Facts(number, values)))
-
-
-def fact_value(fact: Fact, data: dict[str, Any]) -> Any:
-    """One fact's value from a request body, as its declaration says it must be."""
-    if fact.kind == "count":
-        return whole(data, fact.name, 0, fact.most)
-    if fact.kind == "flag":
-        return flag(data, fact.name)
-    names = data[fact.name]
-    if not isinstance(names, list) or len(names) > MAX_NAMES or not all(
-        isinstance(n, str) and n.strip() and len(n) <= 40 for n in names
-    ):
-        example = f'["{fact.choices[0][0]}"]' if fact.choices else '["name"]'
-        raise ApiError(400, f"{fact.name} must be a list of {fact.what or 'name'} names, "
-                            f"e.g. {example}, not {_short(names)}")
-    try:
-        fact.check(names)
-    except RulesError as exc:
-        raise ApiError(400, _one_line(exc)) from None
-    return [clean(n, f"{fact.what or 'name'} name", 40) for n in names]
+    data = parse(bodies.facts_body())
+    values = {k: [clean(n, f"{k} name", 40) for n in v] if isinstance(v, list) else v
+              for k, v in bodies.fact_values(data).items()}
+    event = Facts(data.round, values)  # type: ignore[attr-defined]
+    return table_after("feed", event=event)
 
 
 @api.post("/penalty")
 @needs_pin
 def penalty() -> Response:
-    data = body()
-    only(data, ("round", "seat", "count", "reason"))
-    event = Penalty(whole(data, "round", 1, 1_000_000), text(data, "seat", limit=40),
-                    whole(data, "count", 1, 20, default=1),
-                    text(data, "reason", default="judge's penalty"))
-    return jsonify(command("feed", event=event))
+    data = parse(bodies.Penalty)
+    event = Penalty(data.round, clean(data.seat, "seat", 40), data.count,
+                    clean(data.reason, "reason"))
+    return table_after("feed", event=event)
 
 
-def _simple(name: str, action: Callable[[], Any]) -> None:
+def _simple(name: str, action: Callable[[], Response]) -> None:
     def view() -> Response:
-        only(body(), ())
-        return jsonify(action())
+        parse(bodies.Empty)
+        return action()
 
     view.__name__ = name.replace("-", "_")
     api.add_url_rule(f"/{name}", view_func=needs_pin(view), methods=["POST"])
 
 
-_simple("undo", lambda: command("feed", event=Undo()))
-_simple("pause", lambda: command("pause"))
-_simple("resume", lambda: command("resume"))
-_simple("end", lambda: command("end"))
-_simple("next-round", lambda: command("next_round"))
-_simple("standings", lambda: command("standings"))
+_simple("undo", lambda: table_after("feed", event=Undo()))
+_simple("pause", lambda: table_after("pause"))
+_simple("resume", lambda: table_after("resume"))
+_simple("end", lambda: table_after("end"))
+_simple("next-round", lambda: table_after("next_round"))
+_simple("standings", lambda: jsonify(command("standings")))
 
 
 # -- setup and the virtual box ------------------------------------------------------------------
 
 
-def _seat_configs(raw: Any, current: Any) -> tuple[list[dict[str, Any]], tuple[SeatConfig, ...]]:
+def _seat_configs(raw: list[bodies.SeatSetup], current: Any
+                  ) -> tuple[list[dict[str, Any]], tuple[SeatConfig, ...]]:
     """The seats sent by the setup page, as `Table.reseat` takes them and as they will be built."""
-    if not isinstance(raw, list) or not 2 <= len(raw) <= 8:
-        raise ApiError(400, "seats must be a list of 2 to 8 seats, e.g. [{\"name\": \"Blue\"}, ...]")
     given: list[dict[str, Any]] = []
-    for i, seat in enumerate(raw, start=1):
-        if not isinstance(seat, dict):
-            raise ApiError(400, f"seat {i} must be an object with name, colour, slap, double")
-        only(seat, ("name", "colour", "slap", "double"))
-        item: dict[str, Any] = {"name": text(seat, "name", limit=24)}
-        if seat.get("colour") is not None:
-            colour = seat["colour"]
-            if not isinstance(colour, str) or not _COLOUR.fullmatch(colour):
-                raise ApiError(400, f"colour of seat {i} must be #rrggbb, not {_short(colour)}")
-            item["colour"] = colour
+    for seat in raw:
+        item: dict[str, Any] = {"name": clean(seat.name, "name", 24)}
+        if seat.colour is not None:
+            item["colour"] = seat.colour
         for key in ("slap", "double"):
-            if key in seat:
-                pin = seat[key]
-                if pin is not None and (isinstance(pin, bool) or not isinstance(pin, int)
-                                        or not 0 <= pin <= 27):
-                    raise ApiError(400, f"{key} pin of seat {i} must be a BCM number 0-27 or "
-                                        f"null, not {_short(pin)}")
+            pin = getattr(seat, key)
+            if pin is not UNSET:
                 item[key] = pin
         given.append(item)
     try:
@@ -355,23 +272,16 @@ def _seat_configs(raw: Any, current: Any) -> tuple[list[dict[str, Any]], tuple[S
 @needs_pin
 def new_game() -> Response:
     c = ctx()
-    data = body()
-    only(data, ("game", "seats", "options", "practice"))
-    game = text(data, "game", limit=40)
+    data = parse(bodies.NewGame)
+    game = clean(data.game, "game", 40)
     if game not in games():
         raise ApiError(400, f"unknown game {game!r}; choose one of {', '.join(games())}")
-    options = data.get("options", {})
-    if not isinstance(options, dict) or not all(
-        isinstance(v, str | int | bool) and len(str(v)) <= 40 for v in options.values()
-    ):
-        raise ApiError(400, "options must be an object of short values, e.g. {\"deck\": 36}")
-    options = {k: v for k, v in options.items() if v != ""}
-    practice = flag(data, "practice")
+    options = {k: v for k, v in data.options.items() if v != ""}
     current = c.table.config
     given: list[dict[str, Any]] | None = None
     seats = current.seats  # no seats sent: the same seats again ("next game")
-    if "seats" in data:
-        given, seats = _seat_configs(data["seats"], current)
+    if data.seats is not UNSET:
+        given, seats = _seat_configs(data.seats, current)
     candidate = dataclasses.replace(current, seats=seats)
     try:
         rules_for(game)([s.name for s in seats], c.table.game_options(game, options, candidate))
@@ -381,7 +291,7 @@ def new_game() -> Response:
         try:
             if given is not None:
                 c.table.reseat(given)
-            c.table.start(game, options, practice=practice, resume=False)
+            c.table.start(game, options, practice=data.practice, resume=False)
         except (RulesError, ConfigError, ValueError) as exc:
             raise ApiError(400, _one_line(exc)) from None
     c.hub.attach()
@@ -398,13 +308,11 @@ def press() -> Response:
 
 @needs_pin
 def _press(c: Context) -> Response:
-    data = body()
-    only(data, ("seat", "button"))
-    seat = text(data, "seat", limit=40)
-    button = data.get("button", "slap")
+    data = parse(bodies.Press)
+    seat, button = clean(data.seat, "seat", 40), data.button
     buttons = ("yes", "no", "undo") if seat == "judge" else ("slap", "double")
     if button not in buttons:
-        raise ApiError(400, f"button must be {' or '.join(buttons)}, not {_short(button)}")
+        raise ApiError(400, f"button must be {' or '.join(buttons)}, not {button!r}")
     try:
         c.table.press(seat, button)
     except LookupError as exc:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.events import Event, GameStart, Press
-from referee.store.tablelog import dumps, event_from_json, event_to_json
+from referee.store.tablelog import dumps, event_from_line, event_to_json
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -282,7 +282,7 @@ def events(conn: sqlite3.Connection, game_id: int) -> Iterator[Event]:
     for (body,) in conn.execute(
         "SELECT body FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
     ):
-        yield event_from_json(json.loads(body))
+        yield event_from_line(body)
 
 
 def marks(conn: sqlite3.Connection, game_id: int, kind: str) -> list[Any]:

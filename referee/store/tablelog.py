@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from referee.events import (
     Awaiting,
     Cue,
@@ -29,6 +31,7 @@ from referee.events import (
 from referee.rules.base import Rules, all_facts, rules_for
 from referee.rules.declare import RulesError
 from referee.rules.replay import ReplayError, drive
+from referee.wire import explain, not_json, plain, words
 
 MAX_LINE = 64 * 1024
 
@@ -46,90 +49,61 @@ class LoggedEvent:
     event: Event
 
 
-def _int(obj: Mapping[str, Any], key: str, *, lo: int) -> int:
-    if key not in obj:
-        raise ValueError(f"missing field {key!r}: add it, a whole number ≥ {lo}"
-                         + (" (the time in microseconds)" if key == "t_us" else ""))
-    value = obj[key]
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-        raise ValueError(f"{key} must be a whole number ≥ {lo}, not {value!r}")
-    return value
+_LINE = msgspec.json.Decoder(Event)
+_TAGS: dict[str, type[Event]] = {
+    str(cls.__struct_config__.tag): cls for cls in (GameStart, Cue, Press, Facts, Penalty, Undo)
+}
+_SHAPE_FIELDS = frozenset({"type", "round"})  # a facts line's own fields; the rest are facts
 
 
-def _text(obj: Mapping[str, Any], key: str) -> str:
-    if key not in obj:
-        raise ValueError(f"missing field {key!r}: add it, a non-empty text")
-    value = obj[key]
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"{key} must be a non-empty text, not {value!r}")
-    return value
+def _facts(line: Facts, obj: Mapping[str, Any]) -> Facts:
+    known = all_facts()  # extra fields are allowed: those no game declares are dropped
+    values = {k: v for k, v in obj.items() if k in known and k not in _SHAPE_FIELDS}
+    if not values:
+        raise ValueError(f"facts line names no facts ({words(list(known))})")
+    return Facts(line.round, values)
 
 
 def event_from_json(obj: Any) -> Event:
-    """One log object → one event (shape only; seats and rounds are checked by the rules)."""
+    """One log object (parsed JSON) → one event, checked against the same declarations."""
+    try:
+        event = msgspec.convert(obj, Event)
+    except msgspec.ValidationError as exc:
+        raise ValueError(_explain(exc, obj)) from None
+    return _facts(event, obj) if isinstance(event, Facts) else event
+
+
+def event_from_line(raw: str | bytes) -> Event:
+    """One log line → one event, decoded and checked in one pass against the declarations."""
+    try:
+        event = _LINE.decode(raw)
+    except msgspec.ValidationError as exc:
+        raise ValueError(_explain(exc, plain(raw))) from None
+    except msgspec.DecodeError as exc:
+        raise ValueError(not_json(raw, exc)) from None
+    if isinstance(event, Facts):  # rare: the judge's lines; their fields are the game's facts
+        return _facts(event, json.loads(raw))
+    return event
+
+
+def _explain(exc: msgspec.ValidationError, obj: Any) -> str:
+    """A refused line in one line: which field, what it must be, the value given."""
     if not isinstance(obj, dict):
-        raise ValueError("each line must be a JSON object")
+        return "each line must be a JSON object"
     kind = obj.get("type")
-    if kind == "game":
-        game = _text(obj, "game")
-        seats = obj.get("seats")
-        if not isinstance(seats, list) or not all(isinstance(s, str) and s for s in seats):
-            raise ValueError(f"seats must be a list of seat names, not {seats!r}")
-        options = obj.get("options", {})
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be an object, not {options!r}")
-        return GameStart(game, tuple(seats), dict(options))
-    if kind == "cue":
-        seat = obj.get("seat")
-        if seat is not None and (not isinstance(seat, str) or not seat):
-            raise ValueError(f"seat must be a seat name, not {seat!r}")
-        return Cue(_int(obj, "t_us", lo=0), seat)
-    if kind == "press":
-        button = obj.get("button", "slap")
-        if button not in ("slap", "double"):
-            raise ValueError(f"button must be 'slap' or 'double', not {button!r}")
-        return Press(_int(obj, "t_us", lo=0), _text(obj, "seat"), button)
-    if kind == "facts":
-        known = all_facts()  # extra fields are allowed: those no game declares are dropped
-        values = {k: v for k, v in obj.items() if k in known}
-        if not values:
-            names = list(known)
-            raise ValueError(f"facts line names no facts ({', '.join(names[:-1])} or "
-                             f"{names[-1]})")
-        return Facts(_int(obj, "round", lo=1), values)
-    if kind == "penalty":
-        reason = obj.get("reason", "judge's penalty")
-        if not isinstance(reason, str):
-            raise ValueError(f"reason must be a text, not {reason!r}")
-        count = _int(obj, "count", lo=1) if "count" in obj else 1
-        return Penalty(_int(obj, "round", lo=1), _text(obj, "seat"), count, reason)
-    if kind == "undo":
-        return Undo()
-    if kind is None:
-        raise ValueError("missing field 'type': add it, one of game, cue, press, facts, "
-                         "penalty or undo")
-    raise ValueError(
-        f"unknown type {kind!r}; use game, cue, press, facts, penalty or undo"
-    )
+    if "type" not in obj:
+        return "missing field 'type': add it, one of " + words(list(_TAGS))
+    shape = _TAGS.get(kind) if isinstance(kind, str) else None
+    if shape is None:
+        return f"unknown type {kind!r}; use {words(list(_TAGS))}"
+    return explain(exc, shape, obj)
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
-    if isinstance(event, GameStart):
-        return {"type": "game", "game": event.game, "seats": list(event.seats),
-                "options": dict(event.options)}
-    if isinstance(event, Cue):
-        out: dict[str, Any] = {"type": "cue", "t_us": event.t_us}
-        if event.seat is not None:
-            out["seat"] = event.seat
-        return out
-    if isinstance(event, Press):
-        return {"type": "press", "t_us": event.t_us, "seat": event.seat, "button": event.button}
-    if isinstance(event, Facts):
+    if isinstance(event, Facts):  # the values are the line's own fields
         return {"type": "facts", "round": event.round, **event.values}
-    if isinstance(event, Penalty):
-        return {"type": "penalty", "round": event.round, "seat": event.seat,
-                "count": event.count, "reason": event.reason}
-    return {"type": "undo"}
+    out: dict[str, Any] = msgspec.to_builtins(event)
+    return out
 
 
 def read_lines(lines: Iterable[str]) -> Iterator[LoggedEvent]:
@@ -137,19 +111,14 @@ def read_lines(lines: Iterable[str]) -> Iterator[LoggedEvent]:
     for number, raw in enumerate(lines, start=1):
         if len(raw) > MAX_LINE:
             raise LogError(number, f"line is longer than {MAX_LINE} characters")
-        stripped = raw.strip()
-        if not stripped:
+        if not raw or raw.isspace():
             continue
         try:
-            obj = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise LogError(number, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
-        except RecursionError:
-            raise LogError(number, "nested too deeply to be a table-log line") from None
-        try:
-            yield LoggedEvent(number, event_from_json(obj))
+            yield LoggedEvent(number, event_from_line(raw))
         except ValueError as exc:
             raise LogError(number, str(exc)) from None
+        except RecursionError:
+            raise LogError(number, "nested too deeply to be a table-log line") from None
 
 
 @dataclass

@@ -57,3 +57,26 @@ def mock_factory() -> Iterator[MockFactory]:
         factory.close()
         factory.reset()
         Device.pin_factory = previous
+
+
+@pytest.fixture
+def sim(tmp_path: Any, mock_factory: MockFactory) -> Iterator[Any]:
+    """`sim(seats=None, options=None, **kw)` makes a `tests.sim.Sim` (an engine on a simulated
+    clock on this test's MockFactory); each is closed at the end of the test."""
+    from tests.sim import SIM_OPTIONS, Sim
+
+    made: list[Sim] = []
+
+    def make(seats: list[str] | None = None, options: dict[str, str] | None = None,
+             **kw: Any) -> Sim:
+        s = Sim(tmp_path / f"sim{len(made)}.db", mock_factory, seats or ["Blue", "Red", "Green"],
+                options or SIM_OPTIONS, **kw)
+        made.append(s)
+        return s
+
+    try:
+        yield make
+    finally:
+        for s in made:
+            s.close()
+

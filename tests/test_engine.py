@@ -6,6 +6,7 @@ import io
 import statistics
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,13 @@ from gpiozero.pins.mock import MockFactory
 from referee.cli.table import Table
 from referee.config import default_config
 from referee.engine.loop import Engine
-from referee.events import Facts, JudgeKey, Penalty, Undo
+from referee.events import Facts, Penalty, Undo
 from referee.store.database import connect, export_lines
 from referee.store.tablelog import replay
 from referee.voice.announce import PrintAnnouncer
+from referee.voice.phrases import text
+from tests.sim import Sim
+from tests.support import close_table
 
 
 class Watcher:
@@ -78,45 +82,59 @@ def slap_in_order(table: Table, seats: list[str], gap_s: float = 0.004,
 OPTIONS = {"deck": "9", "tempo_ms": "100", "pause_ms": "60", "window_ms": "600", "doubles": "off"}
 
 
-def test_a_whole_game_live_then_replayed_gives_the_same_rulings(table: Table) -> None:
-    engine = table.start("spank-the-pig", OPTIONS)
-    watch = Watcher(engine)
+def test_a_whole_game_live_then_replayed_gives_the_same_rulings(sim: Callable[..., Sim]) -> None:
+    """Three rounds on the simulated clock (tests/sim.py), the judge at the keypad and the panel."""
+    s = sim(options=OPTIONS, auto=True)
+    engine = s.engine
+    assert engine is not None
+
+    def race(number: int) -> float:
+        s.run_until(lambda: (x := engine.snapshot())["round"] == number and x["phase"] == "race",
+                    limit_ms=5000, step_ms=10)
+        return s.t_ms
+
+    def ruled(number: int, kind: str) -> dict[str, Any]:
+        s.run_until(lambda: any(k == "ruling" and d["round"] == number
+                                and d["rulings"][-1]["type"] == kind for k, d in s.published),
+                    limit_ms=5000, step_ms=10)
+        return [d for k, d in s.published if k == "ruling" and d["round"] == number][-1]
+
     # round 1: everyone slaps, Green last
-    wait_for_race(engine, 1)
-    slap_in_order(table, ["Blue", "Red", "Green"])
-    r1 = watch.rulings(1)
+    at = race(1)
+    for i, seat in enumerate(["Blue", "Red", "Green"]):
+        s.press(seat, at + 4 * i)
+    r1 = ruled(1, "ruling")
     assert [(r["seat"], r["delta"]) for r in r1["rulings"]] == [("Green", 1)]
     # round 2: a split round: the judge is asked, then says "no pig" from the keypad
-    wait_for_race(engine, 2)
-    slap_in_order(table, ["Red"])
-    watch.wait(lambda k, d: k == "ruling" and d["round"] == 2
-               and d["rulings"][-1]["type"] == "awaiting")
+    s.press("Red", race(2))
+    ruled(2, "awaiting")
     assert engine.snapshot()["phase"] == "awaiting"
-    table.submit(JudgeKey(0, "no"))
-    answered = watch.wait(lambda k, d: k == "ruling" and d["round"] == 2
-                          and d["rulings"][-1]["type"] == "ruling")
+    s.press("judge", s.t_ms, button="no")
+    answered = ruled(2, "ruling")
     assert answered["correction"] is False  # an answer to the judge's question, not a correction
     # round 3: Green is last again; then a judge penalty, undone, and a correction of round 1
-    wait_for_race(engine, 3)
-    slap_in_order(table, ["Red", "Blue", "Green"])
-    watch.wait(lambda k, d: k == "over")
-    engine.command("feed", event=Penalty(3, "Blue", 1, "slapped the cow"))
-    engine.command("feed", event=Undo())
-    engine.command("feed", event=Facts(1, {"pigs": 2}))
-    live_outputs = [o.to_json() for o in engine.rules.outputs()]
+    at = race(3)
+    for i, seat in enumerate(["Red", "Blue", "Green"]):
+        s.press(seat, at + 4 * i)
+    s.run_until(lambda: any(k == "over" for k, _ in s.published), limit_ms=5000)
+    s.command("feed", event=Penalty(3, "Blue", 1, "slapped the cow"))
+    s.command("feed", event=Undo())
+    s.command("feed", event=Facts(1, {"pigs": 2}))
+    live_outputs = s.outputs()
     live_standings = engine.rules.standings().to_json()
     assert live_standings["final"] is True and live_standings["winners"] == ["Blue"]
 
-    exported = list(export_lines(connect(table.store.path, readonly=True)))
-    result = replay(exported)
+    result = replay(s.exported())
     assert result.lines() == live_outputs + [live_standings]
     assert [r["seat"] for r in live_outputs if r["round"] == 2] == ["Red"]
     assert {r["seat"]: r["score"] for r in live_standings["seats"]} == {
         "Blue": 0, "Red": 1, "Green": 3}
 
 
-def test_presses_are_ruled_by_edge_time_while_the_voice_is_busy(table: Table) -> None:
-    """A slow announcer (every phrase takes 200 ms to 'say' on its thread) never delays rulings."""
+def test_presses_are_ruled_by_edge_time_while_the_voice_is_busy(
+        table: Table, mock_factory: MockFactory) -> None:
+    """A slow announcer (every phrase takes 200 ms to 'say' on its thread) never delays rulings:
+    the presses carry their edge times (chosen here), and the margin is theirs to the microsecond."""
 
     class SlowVoice(PrintAnnouncer):
         def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
@@ -124,19 +142,25 @@ def test_presses_are_ruled_by_edge_time_while_the_voice_is_busy(table: Table) ->
             super().say(key, params, interrupt=interrupt)
 
     table.announcer = SlowVoice(io.StringIO(), lead_ms=20)
-    engine = table.start("spank-the-pig", OPTIONS)
+    # a long window: the race closes when all three have slapped, however loaded the machine is
+    engine = table.start("spank-the-pig", {**OPTIONS, "window_ms": "60000"})
     watch = Watcher(engine)
     wait_for_race(engine, 1)
-    slap_in_order(table, ["Green", "Blue", "Red"], gap_s=0.003)
+    cue_us = engine.rules.rounds[0].cue_us
+    box = table.box
+    for seat, after_ms in (("Green", 10.0), ("Blue", 13.0), ("Red", 17.7)):
+        pin = box._mock_pin(seat, "slap")
+        ticks = box.ref_ticks + (cue_us + after_ms * 1000 - box.ref_us) / 1e6
+        pin.drive(False, ticks)
+        pin.drive(True, ticks + 0.03)
     ruled = watch.rulings(1)
-    assert ruled["rulings"][0]["seat"] == "Red"
-    margin = ruled["rulings"][0]["margin_us"]
-    assert 2_500 <= margin <= 60_000  # the wall-time gap between the last two presses
+    assert [(r["seat"], r["delta"]) for r in ruled["rulings"]] == [("Red", 1)]
+    assert abs(ruled["rulings"][0]["margin_us"] - 4_700) <= 2  # 17.7 - 13.0 ms, from the edges
 
 
 def test_deciding_press_to_ruling_delay_is_reported(table: Table, capsys: Any) -> None:
     """Measures (prints, does not assert a speed) the delay from the deciding press to the ruling."""
-    opts = {**OPTIONS, "deck": "30"}
+    opts = {**OPTIONS, "deck": "30", "window_ms": "60000"}  # closes when all three slapped
     engine = table.start("spank-the-pig", opts)
     watch = Watcher(engine)
     delays = []
@@ -158,14 +182,15 @@ def test_a_stopped_game_resumes_and_a_cut_round_is_voided(tmp_path: Path,
     config = default_config(["Blue", "Red", "Green"])
     db = tmp_path / "t.db"
     first = Table(config, db=db, announcer=PrintAnnouncer(io.StringIO(), lead_ms=20), mock=True)
-    engine = first.start("spank-the-pig", OPTIONS)
+    # a long window: round 2 is still open when the plug is pulled, however loaded the machine
+    engine = first.start("spank-the-pig", {**OPTIONS, "window_ms": "60000"})
     watch = Watcher(engine)
     wait_for_race(engine, 1)
     slap_in_order(first, ["Blue", "Red", "Green"])
     watch.rulings(1)
     wait_for_race(engine, 2)
-    slap_in_order(first, ["Blue"])  # the plug is pulled mid-round
-    engine._stop.set()
+    slap_in_order(first, ["Blue"])  # the plug is pulled mid-round: the engine stops dead
+    engine.stop()
     first.close()
 
     second = Table(config, db=db, announcer=PrintAnnouncer(io.StringIO(), lead_ms=20),
@@ -177,30 +202,26 @@ def test_a_stopped_game_resumes_and_a_cut_round_is_voided(tmp_path: Path,
     lines = list(export_lines(connect(db, readonly=True)))
     assert '"void": true' in lines[-1]
     assert replay(lines).lines()[:-1] == outputs
-    second.close()
+    close_table(second, 60_000)
 
 
 def test_a_practice_game_stops_after_a_few_rounds_and_stays_out_of_history(
-        tmp_path: Path, mock_factory: MockFactory) -> None:
+        sim: Callable[..., Sim]) -> None:
     from referee.engine.loop import PRACTICE_ROUNDS
     from referee.store.database import games
 
-    out = io.StringIO()
-    t = Table(default_config(["Blue", "Red"]), db=tmp_path / "p.db",
-              announcer=PrintAnnouncer(out, lead_ms=10), mock=True)
-    engine = t.start("spank-the-pig", {**OPTIONS, "pause_ms": "20", "window_ms": "150"},
-                     practice=True)
-    watch = Watcher(engine)
-    for number in range(1, PRACTICE_ROUNDS + 1):
-        watch.rulings(number)
-    deadline = time.monotonic() + 5
-    while engine.snapshot()["phase"] != "over" and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(0.3)
+    s = sim(["Blue", "Red"], {**OPTIONS, "pause_ms": "20", "window_ms": "150"}, auto=True,
+            practice=True)
+    engine = s.engine
+    assert engine is not None
+    s.run_until(lambda: engine.snapshot()["phase"] == "over", limit_ms=10_000)
+    assert [number for k, d in s.published if k == "ruling" for number in [d["round"]]] == list(
+        range(1, PRACTICE_ROUNDS + 1))
+    s.run_to(s.t_ms + 5000)  # and no round after it
     assert engine.snapshot()["phase"] == "over"
     assert engine.rules.round_count() == PRACTICE_ROUNDS
-    said = out.getvalue()
-    assert "Practice round." in said and "Practice over." in said
-    conn = connect(tmp_path / "p.db", readonly=True)
+    said = [key for key, _, _ in s.voice.said]
+    assert "practice" in said and "practice_over" in said
+    assert "Practice round." in text("practice") and "Practice over." in text("practice_over")
+    conn = connect(s.store.path, readonly=True)
     assert games(conn) == [] and len(games(conn, include_practice=True)) == 1
-    t.close()

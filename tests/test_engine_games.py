@@ -1,116 +1,99 @@
-"""Pig and Pig's Tail played whole through the engine on mocked pins, then replayed from export."""
+"""Pig and Pig's Tail played whole through the engine on mocked pins, then replayed from export.
+
+The engine runs on a simulated clock (tests/sim.py): presses land at the milliseconds the test
+picks, so every outcome is exact and a 52-flip game takes a fraction of a second.
+"""
 
 from __future__ import annotations
 
-import io
-import time
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from gpiozero.pins.mock import MockFactory
 
-from referee.cli.table import Table
-from referee.config import default_config
 from referee.events import Facts
-from referee.store.database import connect, export_lines
-from referee.store.tablelog import replay
-from referee.voice.announce import PrintAnnouncer
-from tests.test_engine import Watcher
+from referee.voice.phrases import words
+from tests.sim import Sim
 
 
-def make_table(tmp_path: Path, seats: list[str]) -> tuple[Table, io.StringIO]:
-    out = io.StringIO()
-    table = Table(default_config(seats, doubles=False), db=tmp_path / "t.db",
-                  announcer=PrintAnnouncer(out, lead_ms=10), mock=True)
-    return table, out
+def rulings(s: Sim, number: int) -> list[dict[str, Any]]:
+    """The rulings the engine published for round `number` (the latest publication)."""
+    found = [d for k, d in s.published if k == "ruling" and d["round"] == number]
+    assert found, f"no ruling published for round {number}"
+    return list(found[-1]["rulings"])
 
 
-def same_as_replay(table: Table) -> dict[str, Any]:
-    engine = table.engine
+def test_pig_whole_game_is_silent_at_claims_and_replays(sim: Callable[..., Sim]) -> None:
+    s = sim(["Blue", "Red", "Green", "Yellow"], {"window_ms": "1000", "lives": "1"}, game="pig",
+            auto=True)
+    engine = s.engine
     assert engine is not None
-    live = [o.to_json() for o in engine.rules.outputs()] + [engine.rules.standings().to_json()]
-    replayed = replay(list(export_lines(connect(table.store.path, readonly=True)))).lines()
-    assert replayed == live
-    return live[-1]
-
-
-def test_pig_whole_game_is_silent_at_claims_and_replays(tmp_path: Path,
-                                                        mock_factory: MockFactory) -> None:
-    table, out = make_table(tmp_path, ["Blue", "Red", "Green", "Yellow"])
-    engine = table.start("pig", {"window_ms": "1000", "lives": "1"})
-    watch = Watcher(engine)
-    time.sleep(0.1)
-    said_before = out.getvalue()
-    assert "Deal" in said_before or "deal" in said_before
+    s.run_to(100)
+    said_before = list(s.voice.said)
+    assert [key for key, _, _ in said_before] == ["deal_sets", "variant_rule"]  # how to deal
     # round 1: Blue claims; the scoreboard and the voice give nothing away
-    table.box.press("Blue")
-    time.sleep(0.05)
+    s.press("Blue", 100)
+    s.run_to(150)
     snap = engine.snapshot()
     assert snap["phase"] in ("setup", "ruled") and snap["round"] == 0
-    assert out.getvalue() == said_before
-    table.box.press("Red")
-    time.sleep(0.01)
-    table.box.press("Green")
-    ruled = watch.rulings(1)
-    assert [(r["seat"], r["delta"]) for r in ruled["rulings"]] == [("Yellow", 1)]
-    time.sleep(1.1)  # round 1's window (1 s from the claim) runs out
+    assert list(s.voice.said) == said_before
+    s.press("Red", 160)
+    s.press("Green", 170)
+    s.run_to(1200)  # round 1's window (1 s from the claim) runs out
+    assert [(r["seat"], r["delta"]) for r in rulings(s, 1)] == [("Yellow", 1)]
     # round 2: Red claims, Green follows; Blue is last
-    table.box.press("Red")
-    time.sleep(0.01)
-    table.box.press("Green")
-    watch.wait(lambda k, d: k == "over")
-    final = same_as_replay(table)
+    s.press("Red", 1300)
+    s.press("Green", 1310)
+    s.run_until(lambda: any(k == "over" for k, _ in s.published), limit_ms=5000)
+    final = s.check_log_replays_to_live()
     assert final["final"] is True and sorted(final["winners"]) == ["Green", "Red"]
     assert {r["seat"]: r["out"] for r in final["seats"]} == {
         "Red": False, "Green": False, "Blue": True, "Yellow": True}
-    table.close()
 
 
-def test_pig_false_claim_is_judged(tmp_path: Path, mock_factory: MockFactory) -> None:
-    table, _ = make_table(tmp_path, ["Blue", "Red", "Green"])
-    engine = table.start("pig", {"window_ms": "1000", "lives": "3"})
-    watch = Watcher(engine)
-    table.box.press("Blue")  # a claim nobody follows
-    watch.wait(lambda k, d: k == "ruling" and d["round"] == 1)
-    engine.command("feed", event=Facts(1, {"claim": False}))
-    ruled = watch.wait(lambda k, d: k == "ruling" and d["round"] == 1 and d["correction"])
-    assert [(r["seat"], r["delta"]) for r in ruled["rulings"] if r["type"] == "ruling"] == [
+def test_pig_false_claim_is_judged(sim: Callable[..., Sim]) -> None:
+    s = sim(["Blue", "Red", "Green"], {"window_ms": "1000", "lives": "3"}, game="pig", auto=True)
+    s.press("Blue", 100)  # a claim nobody follows
+    s.run_to(1200)
+    assert [(r["seat"], r["delta"]) for r in rulings(s, 1)] == [(None, 0)]  # nobody followed
+    s.command("feed", event=Facts(1, {"claim": False}))
+    assert [(r["seat"], r["delta"]) for r in rulings(s, 1) if r["type"] == "ruling"] == [
         ("Blue", 1)]
-    same_as_replay(table)
-    table.close()
+    s.check_log_replays_to_live()
 
 
 @pytest.mark.parametrize("take", ["flipper", "slowest"])
-def test_pigs_tail_whole_game_of_52_flips_replays(tmp_path: Path, mock_factory: MockFactory,
-                                                 take: str) -> None:
-    table, out = make_table(tmp_path, ["Blue", "Red"])
-    engine = table.start("pigs-tail", {"take": take, "turn_ms": "200", "tempo_ms": "60",
-                                       "window_ms": "120", "tie_us": "1000"})
-    watch = Watcher(engine)
-    flips = 0
+def test_pigs_tail_whole_game_of_52_flips_replays(sim: Callable[..., Sim], take: str) -> None:
+    """Every fifth card is a match: the flipper claims it (`flipper`), or everyone taps with Red
+    last (`slowest`). Seats flip in turn, so Blue flips the odd cards and Red the even ones."""
+    s = sim(["Blue", "Red"], {"take": take, "turn_ms": "200", "tempo_ms": "60",
+                              "window_ms": "120", "tie_us": "1000"}, game="pigs-tail", auto=True)
+    engine = s.engine
+    assert engine is not None
     seen_round = 0
-    deadline = time.monotonic() + 60
-    while not engine.rules.status().over and time.monotonic() < deadline:
+    while not engine.rules.status().over:
+        assert s.t_ms < 60_000, "52 flips take 52 turns of 200 ms"
+        s.run_to(s.t_ms + 5, step_ms=5)
         snap = engine.snapshot()
-        if snap["phase"] == "race" and snap["round"] != seen_round:
-            seen_round = snap["round"]
-            flips += 1
-            if flips % 5 == 0:  # a match: the flipper claims it / everyone taps, Red last
-                if take == "flipper":
-                    flipper = engine.rules.seats[(seen_round - 1) % 2]
-                    table.box.press(flipper)
-                else:
-                    table.box.press("Blue")
-                    time.sleep(0.01)
-                    table.box.press("Red")
-        time.sleep(0.002)
-    watch.wait(lambda k, d: k == "over", timeout=10)
-    assert "Blue, … flip!" in out.getvalue() or "Blue," in out.getvalue()
-    final = same_as_replay(table)
+        if snap["phase"] != "race" or snap["round"] == seen_round:
+            continue
+        seen_round = snap["round"]
+        if seen_round % 5 == 0:  # a match
+            if take == "flipper":
+                s.press(engine.rules.seats[(seen_round - 1) % 2], s.t_ms)
+            else:
+                s.press("Blue", s.t_ms)
+                s.run_to(s.t_ms + 10, step_ms=5)
+                s.press("Red", s.t_ms)
+    s.run_until(lambda: any(k == "over" for k, _ in s.published), limit_ms=5000)
+    turns = [(key, params) for key, params, _ in s.voice.said if key == "turn"]
+    assert turns == [("turn", {"seat": "Blue" if n % 2 else "Red"}) for n in range(1, 53)]
+    assert words("turn", {"seat": "Blue"}) == ["Blue,", "flip!"]
+    final = s.check_log_replays_to_live()
     assert final["final"] is True
-    cues = [line for line in export_lines(connect(table.store.path, readonly=True))
-            if '"type": "cue"' in line]
-    assert len(cues) >= 52
-    assert sum(r["score"] for r in final["seats"]) > 0
-    table.close()
+    assert sum(1 for line in s.exported() if '"type": "cue"' in line) == 52
+    scores = {r["seat"]: r["score"] for r in final["seats"]}
+    if take == "flipper":  # ten claims of a five-card pile; the last two cards stay
+        assert scores == {"Blue": 25, "Red": 25} and sorted(final["winners"]) == ["Blue", "Red"]
+    else:  # Red is last at every match: ten piles of five
+        assert scores == {"Blue": 0, "Red": 50} and final["winners"] == ["Blue"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import queue
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -282,11 +283,14 @@ def test_led_chain_blink_runs_in_the_background_and_ends_off(make_box, mock_fact
 
 def test_setting_an_led_stops_its_blink(make_box, mock_factory):
     box = make_box(default_config(["Blue", "Red"]))
-    started = time.monotonic()
-    box.blink("Red", times=50, on_ms=200)
-    assert time.monotonic() - started < 0.1  # returns at once
+    before = set(threading.enumerate())
+    box.blink("Red", times=50, on_ms=200)  # 20 s of blinking: it returns at once, on a thread
+    blinker = set(threading.enumerate()) - before
+    assert len(blinker) == 1
     box.led("Red", True)
-    time.sleep(0.3)
+    (thread,) = blinker
+    thread.join(5)  # the blink ends as soon as the LED is set
+    assert not thread.is_alive()
     assert latched_bytes(mock_factory)[-1] == 0b10  # the blink did not put it out again
 
 

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -247,8 +248,18 @@ def test_presses_are_taken_without_delay_while_speech_plays(announcer: SpeechAnn
     delays: list[int] = []
     calls: list[int] = []
     taken: list[int] = []
+    asked_at: list[int] = []
     long_ruling = text("standings", {"text": "Blue, seventeen whammies. Red, nineteen whammies. "
                                              "Green, twenty-three whammies. Game over."})
+    scheduled: dict[str, int] = {}  # phrase → when its rendered clip reached the mixer
+    note = sink.mixer.on_schedule
+
+    def noting(item: Any) -> None:
+        scheduled.setdefault(item.label, now_us())
+        if note is not None:
+            note(item)
+
+    sink.mixer.on_schedule = noting
 
     def engine() -> None:
         asked = False
@@ -258,6 +269,7 @@ def test_presses_are_taken_without_delay_while_speech_plays(announcer: SpeechAnn
             taken.append(t)
             if not asked:
                 asked = True
+                asked_at.append(now_us())
                 for call in (lambda: announcer.say_text(long_ruling),
                              lambda: announcer.cadence("spank", {}, 500)):
                     before = now_us()
@@ -272,8 +284,13 @@ def test_presses_are_taken_without_delay_while_speech_plays(announcer: SpeechAnn
         time.sleep(0.003)
     presses.put(None)
     loop.join()
-    assert max(calls) < 5_000
-    assert max(delays) < 20_000
+    # Rendering the unasked-for ruling (espeak-ng at work) took `rendering`. Had a call waited
+    # for it, that call and the presses queued meanwhile would have taken about as long: neither
+    # may take half of it. (Rendering and scheduling slow down together on a loaded machine, so
+    # this holds there, where a fixed number of milliseconds does not.)
+    rendering = scheduled[long_ruling] - asked_at[0]
+    assert max(calls) < rendering / 2, (calls, rendering)
+    assert max(delays) < rendering / 2, (max(delays), rendering)
     record = next(r for r in sink.records if r.label == long_ruling)
     started = record.item.started_us
     assert started is not None

@@ -22,10 +22,14 @@ from referee.config import default_config
 from referee.scoreboard import live as web_live
 from referee.scoreboard.app import create_app, serve_in_thread
 from referee.scoreboard.history import GameSummary, player_stats
+from tests.support import close_table, end_window
 
 PIN = "2468"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
-FAST = {"tempo_ms": 100, "window_ms": 300, "pause_ms": 100, "tie_us": 1}
+# A long window, so a loaded machine cannot close a race before the test's presses land; the
+# test ends it when they have (`end_window`: doubles are on, so a race runs to its window's end).
+WINDOW_MS = 60_000
+FAST = {"tempo_ms": 100, "window_ms": WINDOW_MS, "pause_ms": 100, "tie_us": 1}
 POSTS = ["/api/facts", "/api/penalty", "/api/undo", "/api/pause", "/api/resume", "/api/end",
          "/api/next-round", "/api/standings", "/api/new-game", "/api/press", "/api/pin"]
 
@@ -54,7 +58,7 @@ def table(mock_factory: Any, tmp_path: Any) -> Iterator[Table]:
               pin=PIN, out=io.StringIO(), auto=False)
     t.start("spank-the-pig", FAST, resume=False)
     yield t
-    t.close()
+    close_table(t, WINDOW_MS)
 
 
 @pytest.fixture
@@ -87,11 +91,13 @@ def state(client: FlaskClient) -> dict[str, Any]:
 
 
 def split_round(client: FlaskClient, table: Table, pressing: tuple[str, ...]) -> int:
-    """Start a round, let `pressing` slap after the cue; returns the round number."""
+    """Start a round, let `pressing` slap after the cue, end its window; returns its number."""
     assert post(client, "/api/next-round").status_code == 200
     wait_for(lambda: state(client)["phase"] == "race")
     for seat in pressing:
         assert post(client, "/api/press", {"seat": seat}).status_code == 204
+    assert table.engine is not None
+    end_window(table.engine, WINDOW_MS)
     return int(state(client)["round"])
 
 
@@ -269,7 +275,6 @@ def test_a_missing_pin_is_not_a_wrong_try(client: FlaskClient) -> None:
     ("/api/penalty", {"round": 1, "seat": "Purple", "count": 1, "reason": "x"}),
     ("/api/penalty", {"round": 1, "seat": "Blue", "count": 0, "reason": "x"}),
     ("/api/penalty", {"round": 1, "seat": "Blue", "reason": ""}),
-    ("/api/undo", {"x": 1}),
     ("/api/undo", {}),
     ("/api/next-round", "[1]"),
     ("/api/new-game", {"game": "chess", "seats": [{"name": "A"}, {"name": "B"}]}),
@@ -393,6 +398,21 @@ def test_pause_resume_and_next_round_refusals(client: FlaskClient) -> None:
 def test_undo_with_nothing_to_undo_is_400(client: FlaskClient) -> None:
     resp = post(client, "/api/undo")
     assert resp.status_code == 400 and "undo" in resp.get_json()["error"]
+
+
+def test_undo_with_an_unknown_field_is_400_for_the_field(client: FlaskClient) -> None:
+    """There is a judge action to undo, so the 400 can only come from the field it names."""
+    assert post(client, "/api/next-round").status_code == 200
+    penalty = {"round": 1, "seat": "Blue", "count": 1, "reason": "slapped the hippo"}
+    assert post(client, "/api/penalty", penalty).status_code == 200
+    before = state(client)
+    resp = post(client, "/api/undo", {"x": 1})
+    assert resp.status_code == 400
+    error = resp.get_json()["error"]
+    assert "'x'" in error and "\n" not in error, error
+    assert state(client)["seats"] == before["seats"]  # the penalty stands
+    assert post(client, "/api/undo", {}).status_code == 200  # the same undo, without the field
+    wait_for(lambda: {r["seat"]: r["score"] for r in state(client)["seats"]}["Blue"] == 0)
 
 
 def test_virtual_box_press_reaches_the_engine(client: FlaskClient, table: Table) -> None:

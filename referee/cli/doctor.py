@@ -652,10 +652,11 @@ class Doctor:
                                     'pin = "NNNN" in [table] (or start with --pin NNNN)')
             return
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        try:
+        try:  # as waitress will: SO_REUSEADDR, bind, listen (a bound socket is not yet a server)
             with socket.socket(family, socket.SOCK_STREAM) as sock:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 sock.bind((host, port))
+                sock.listen()
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
                 yield fix("scoreboard", f"{shown} is already in use (the referee service, or "

@@ -152,31 +152,42 @@ class Engine:
         return self.clock() + self.offset_us
 
     def _run(self) -> None:
-        self._publish("state", self.snapshot())
-        if self.auto and self.rules.round_count() == 0:
-            self.next_round_us = self.now() + 300_000
-        self.step()
+        self.open()
         while not self._stop.is_set():
-            wake = self._next_wake()
+            wake = self.next_wake()
             timeout = None if wake is None else max(0.0, (wake - self.now()) / 1e6)
             try:
                 item = self.queue.get(timeout=min(timeout, 0.5) if timeout is not None else 0.5)
             except queue.Empty:
                 item = None
-            try:
-                while item is not None:
-                    self._handle(item)
-                    try:
-                        item = self.queue.get_nowait()
-                    except queue.Empty:
-                        item = None
-                self.step()
-            except StorageFull:
-                pass  # said once, when it first happened (`_full`); the table is paused
-            except Exception:  # a bug must not stop the table; it is logged with its traceback
-                log.exception("engine error")
+            self.run_items(item)
 
-    def _next_wake(self) -> int | None:
+    # The loop is open(), then run_items() at each wake-up (next_wake()); tests/sim.py calls them
+    # on a simulated clock, without the thread, to play a game one wake-up at a time.
+
+    def run_items(self, item: Any) -> None:
+        """Handle `item` and everything queued behind it, then `step` (the loop's one turn)."""
+        try:
+            while item is not None:
+                self._handle(item)
+                try:
+                    item = self.queue.get_nowait()
+                except queue.Empty:
+                    item = None
+            self.step()
+        except StorageFull:
+            pass  # said once, when it first happened (`_full`); the table is paused
+        except Exception:  # a bug must not stop the table; it is logged with its traceback
+            log.exception("engine error")
+
+    def open(self) -> None:
+        """What the thread does first: show the table and schedule the first round."""
+        self._publish("state", self.snapshot())
+        if self.auto and self.rules.round_count() == 0:
+            self.next_round_us = self.now() + 300_000
+        self.step()
+
+    def next_wake(self) -> int | None:
         """The next instant something can happen without an input (a past one: at once)."""
         times = [self.rules.status().closes_at_us, self.cue_us, self.next_pass_us]
         if (self.next_round_us is not None and self.auto and not self.paused and not self.ended

@@ -32,9 +32,13 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/referee demo
 
+# Four workers on two cores: much of the suite waits (servers, subprocesses, the browser, speech),
+# and whole files go to one worker so a module's server or browser is started once.
+TEST_WORKERS ?= 4
+
 test: setup
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 lint: setup
 	$(VENV)/bin/ruff check .

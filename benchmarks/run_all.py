@@ -42,6 +42,8 @@ class Bench:
 BENCHES = [
     Bench("press", "bench_press.py", "Press → ruling", 180),
     Bench("replay", "bench_replay.py", "Replay speed", 150, ["--budget", "120"]),
+    Bench("delivery", "bench_delivery.py", "Edge → engine on lgpio's path", 90,
+          ["--presses", "1000", "--busy"]),
     Bench("idle", "bench_idle.py", "Idle cost", 90, ["--seconds", "30"]),
     Bench("startup", "bench_startup.py", "Start-up", 120),
     Bench("speech", "bench_speech.py", "Speech: announce → first audio sample", 180, ours=False),
@@ -207,6 +209,16 @@ def summary_rows(outs: dict[str, Outcome]) -> list[tuple[str, str, str, str, str
                      f"{n['naive_wrong']}/{n['rounds']} rounds vs edge ticks "
                      f"{n['edge_wrong']}/{n['rounds']}", "—", "—",
                      "last two presses 0–10 ms apart; by margin band below"))
+    dl = outs.get("delivery")
+    if dl and dl.result:
+        r = dl.result
+        cb, cf, fl = r["callback"], r["confirmer"], r["floor"]
+        rows.append(("Edge → callback on lgpio's path, max (+ lg's ≤ 1 ms)",
+                     ms(r["worst_total_us"]), f"≤ {ms(r['delivery_us'])} (the box's bound)",
+                     mark(r["met"]), f"median {ms(cb['median_us'])}, p99 {ms(cb['p99_us'])}; "
+                     f"the confirmer past its deadline: max {ms(cf['max_us'])} (allowed "
+                     f"{ms(r['confirmer_wake_us'])}); a bare thread hand-off in the same run: "
+                     f"p99 {ms(fl['p99_us'])}, max {ms(fl['max_us'])}"))
     rep = outs.get("replay")
     if rep and rep.result:
         r = rep.result

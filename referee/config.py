@@ -2,7 +2,8 @@
 
 A table is described by a small TOML file (``config.toml``)::
 
-    [table]                      # game, host, port, db, pin (the judge panel's PIN)
+    [table]                      # game, host, port, db, pin (the judge panel's PIN),
+                                 # delivery_us (how late a press may arrive; default: the pins')
     game = "spank-the-pig"
     [[seats]]                    # one per seat, in seat order
     name = "Blue"
@@ -51,6 +52,7 @@ RESERVED_PINS: Final[Mapping[int, str]] = {
     20: "the I2S audio HAT",
     21: "the I2S audio HAT",
 }
+MAX_DELIVERY_US: Final = 100_000  # a ruling said a tenth of a second late is still "at once"
 JUDGE_SEAT: Final = "judge"  # the name events use for the keypad; no seat may take it
 # The keys that stand for the box's buttons, in the terminal and on the virtual box page alike:
 # seat n's slap and double, and the judge keypad's YES / NO / UNDO.
@@ -160,6 +162,8 @@ class TableConfig:
     pin: str | None = None
     speech: dict[str, Any] = field(default_factory=dict)
     buttons: ButtonOptions = field(default_factory=ButtonOptions)
+    # how late a press may reach the engine after its edge (µs); None: the pin library's bound
+    delivery_us: int | None = None
 
     def __post_init__(self) -> None:
         _check(self)
@@ -217,6 +221,11 @@ def _check(config: TableConfig) -> None:
             raise ConfigError(
                 f"option {key} = {value!r} must be text, a whole number or true/false"
             )
+    delivery = config.delivery_us
+    if delivery is not None and (isinstance(delivery, bool) or not isinstance(delivery, int)
+                                 or not 0 <= delivery <= MAX_DELIVERY_US):
+        raise ConfigError(f"delivery_us = {delivery!r} in [table] must be a whole number of "
+                          f"microseconds from 0 to {MAX_DELIVERY_US}, e.g. 5000")
     if config.pin is not None:
         check_pin(config.pin, "pin")
     for key in config.speech:
@@ -425,7 +434,7 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
     _known(data, ("table", "seats", "judge", "leds", "options", "speech", "buttons"),
            "the config file")
     table = _table(data, "table", "[table]")
-    _known(table, ("game", "host", "port", "db", "pin"), "[table]")
+    _known(table, ("game", "host", "port", "db", "pin", "delivery_us"), "[table]")
     seats_raw = data.get("seats")
     if seats_raw is None:
         raise ConfigError("no [[seats]] in the config file; add one [[seats]] table per seat")
@@ -483,6 +492,7 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
         pin=None if pin is None else str(pin),
         speech=dict(_table(data, "speech", "[speech]")),
         buttons=_buttons(_table(data, "buttons", "[buttons]")),
+        delivery_us=table.get("delivery_us"),
     )
 
 

@@ -21,7 +21,7 @@ import referee
 from referee.cli.table import Table
 from referee.config import default_config
 from referee.engine.loop import open_game, resume_game
-from referee.events import Cue, Facts, GameStart, JudgeKey, Press, Ruling
+from referee.events import Cue, Facts, GameStart, JudgeKey, Penalty, Press, Ruling
 from referee.rules.base import Rules, Shared, games
 from referee.rules.declare import Option, RulesError
 from referee.rules.spank import SpankThePig
@@ -153,7 +153,7 @@ def test_the_judge_keypad_gives_what_each_fact_declares(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("game", "first", "refused", "message"), [
     ("spank-the-pig", Cue(2 * S), Cue(S), "comes before the previous cue"),
-    ("pig", Press(S, "A"), Press(2 * S, "B", "double"), "button 'double' is not used in pig"),
+    ("pig", Press(S, "A"), Penalty(1, "B", 1, " "), "a penalty needs a reason"),
     ("pigs-tail", Cue(S, "A"), Cue(2 * S), "names the flipper"),
     ("spank-the-pig", Cue(S), Facts(1, {"match": True}), "facts field 'match' is not used"),
 ])

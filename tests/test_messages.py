@@ -58,6 +58,7 @@ from referee.store.tablelog import (
     event_to_json,
     replay,
 )
+from tests.support import close_table
 
 PIN = "2468"
 ADDR = "10.0.0.2"
@@ -224,7 +225,7 @@ def table(mock_factory: MockFactory, tmp_path: Path) -> Iterator[Table]:
               pin=PIN, out=io.StringIO(), auto=False)
     t.start("spank-the-pig", {**QUIET, "doubles": "buttons"}, resume=False)
     yield t
-    t.close()
+    close_table(t, 60_000)  # any game's race window: an open one is ended, not waited out
 
 
 @pytest.fixture

@@ -86,9 +86,26 @@ class EdgeTiming:
     wraps: bool = False  # ticks wrap (pigpio: 32-bit µs): the reference pair must be renewed
 
 
+# How late an edge can reach the sink after its own (kernel) timestamp with lgpio, in µs. From lg's
+# source (lgPthAlerts.c): one alert thread ppoll()s every claimed line with a 0.5 ms timeout, reads
+# what is ready, sorts the batch by timestamp and emits only the edges at least 0.5 ms old (so that
+# they leave in time order across lines), the rest on a later turn: 0.5-1 ms in the library. Then
+# the lgpio module's Python thread reads the notification pipe and calls gpiozero's callback, which
+# needs the GIL: one or two hand-overs, each up to the 0.5 ms switch interval the engine sets, more
+# when the machine is busy (benchmarks/bench_delivery.py measures this part). 5 ms covers the
+# library's 1 ms and a few hand-overs with room; the cost is that a ruling is said 5 ms after its
+# close, far under anything a table can hear. A table can set its own: delivery_us in [table].
+# The engine waits this, the glitch confirmation and the confirmer's own waking past a close.
+LGPIO_DELIVERY_US = 5_000
+# The confirmer thread wakes at a press's deadline a little late: its sleep overshoots, then it
+# waits for the GIL (0.5 ms hand-overs; benchmarks/bench_delivery.py --busy, with a thread
+# serialising state the way the scoreboard does: about 1 ms late at the median on a loaded machine).
+CONFIRMER_WAKE_US = 2_000
+
 _TIMINGS: dict[str, EdgeTiming] = {
-    "LGPIOFactory": EdgeTiming("LGPIOFactory", True, 1500, "kernel edge timestamps (lgpio); "
-                               "edges delivered in batches 0.5-1 ms late"),
+    "LGPIOFactory": EdgeTiming("LGPIOFactory", True, LGPIO_DELIVERY_US, "kernel edge "
+                               "timestamps (lgpio); edges delivered in batches 0.5-1 ms late, "
+                               "then Python's threads take their turn"),
     "PiGPIOFactory": EdgeTiming("PiGPIOFactory", True, 2000, "pigpio daemon ticks (32-bit µs, "
                                 "wrap every 71.6 min: renewed every minute)", wraps=True),
     "MockFactory": EdgeTiming("MockFactory", True, 0, "mocked pins (no hardware)"),
@@ -111,7 +128,6 @@ def untimed_message(timing: EdgeTiming) -> str:
             "races would be ruled on when Python ran, not when hands landed: install lgpio "
             "(sudo apt install python3-lgpio) and set GPIOZERO_PIN_FACTORY=lgpio, or set "
             "untimed_edges = true in [buttons] to referee anyway")
-
 
 class _Input:
     """One button pin and its debounce state. ``on_edge`` is the pin's (weakly held) callback."""
@@ -271,6 +287,12 @@ class ButtonBox:
         """How long after an edge its event may still reach the sink: the factory's delivery
         delay plus the glitch confirmation. A race must not be ruled before close + this."""
         return self.timing.delivery_us + self.confirm_us
+
+    @property
+    def settled_us(self) -> int:
+        """How long the engine waits past a race's close before ruling it: `delivery_us`, plus
+        the confirmer thread's own lateness when one decides the presses (0 for mock pins)."""
+        return self.delivery_us + (CONFIRMER_WAKE_US if self._confirmer is not None else 0)
 
     @property
     def ref_ticks(self) -> Any:

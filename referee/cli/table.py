@@ -165,6 +165,15 @@ class Table:
                 raise HardwareError(f"cannot open the buttons: {exc}; check the pins with "
                                     f"referee doctor") from None
 
+    @property
+    def delivery_us(self) -> int:
+        """How long the engine waits past a race's close before ruling it: the config's, else
+        the box's (the pin library's delivery, the glitch confirmation, the confirmer's waking;
+        0 for mock pins), so no press still on its way changes a ruling once said."""
+        if self.config.delivery_us is not None:
+            return self.config.delivery_us
+        return int(self.box.settled_us) if self.box is not None else 0
+
     def subscribe(self, listener: Callable[[str, dict[str, Any]], None]) -> None:
         """Listen to this table's engine, and to every engine a new game brings."""
         self.listeners.append(listener)
@@ -192,12 +201,13 @@ class Table:
                     and not marks(self.store.conn, row["id"], "over")
                     and not marks(self.store.conn, row["id"], "ended")):
                 engine = resume_game(self.store, row["id"], self.announcer, leds=self.box,
-                                     auto=self.auto)
+                                     auto=self.auto, delivery_us=self.delivery_us)
                 print(f"Resuming game {row['id']} at round {engine.rules.round_count()}.",
                       file=self.out)
         if engine is None:
             engine = open_game(self.store, GameStart(game, seats, opts), self.announcer,
-                               leds=self.box, auto=self.auto, practice=practice)
+                               leds=self.box, auto=self.auto, practice=practice,
+                               delivery_us=self.delivery_us)
             if self.demo:
                 self.store.mark(engine.game_id, "demo", True)
         for listener in self.listeners:

@@ -79,6 +79,7 @@ class Engine:
         auto: bool = True,
         offset_us: int = 0,
         practice: bool = False,
+        delivery_us: int = 0,
     ) -> None:
         self.rules = rules
         self.store = store
@@ -89,6 +90,11 @@ class Engine:
         self.auto = auto  # start rounds on its own
         self.offset_us = offset_us  # keeps a resumed game's clock after the logged times
         self.practice = practice
+        # How late a press may reach the queue after its own edge time (the pin library's
+        # delivery bound; 0 for mock pins). The rules close a race at its own close time, but
+        # only once the clock is `delivery_us` past it, when every press before it is in: a
+        # ruling, once said, is never changed by a press that was still on its way.
+        self.delivery_us = delivery_us
         self.queue: queue.SimpleQueue[Item] = queue.SimpleQueue()
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.paused = False
@@ -166,19 +172,28 @@ class Engine:
     # on a simulated clock, without the thread, to play a game one wake-up at a time.
 
     def run_items(self, item: Any) -> None:
-        """Handle `item` and everything queued behind it, then `step` (the loop's one turn)."""
+        """Handle `item`, then the loop's one turn (`turn`)."""
         try:
-            while item is not None:
+            if item is not None:
                 self._handle(item)
-                try:
-                    item = self.queue.get_nowait()
-                except queue.Empty:
-                    item = None
-            self.step()
+            self.turn()
         except StorageFull:
             pass  # said once, when it first happened (`_full`); the table is paused
         except Exception:  # a bug must not stop the table; it is logged with its traceback
             log.exception("engine error")
+
+    def turn(self) -> None:
+        """Take everything queued so far, then let time act (`step`). The clock is read first, so
+        every press queued before that instant is in the rules when they are told the time has
+        come."""
+        now = self.now()
+        while True:
+            try:
+                item = self.queue.get_nowait()
+            except queue.Empty:
+                break
+            self._handle(item)
+        self.step(now)
 
     def open(self) -> None:
         """What the thread does first: show the table and schedule the first round."""
@@ -189,7 +204,9 @@ class Engine:
 
     def next_wake(self) -> int | None:
         """The next instant something can happen without an input (a past one: at once)."""
-        times = [self.rules.status().closes_at_us, self.cue_us, self.next_pass_us]
+        closes = self.rules.status().closes_at_us
+        times = [None if closes is None else closes + self.delivery_us, self.cue_us,
+                 self.next_pass_us]
         if (self.next_round_us is not None and self.auto and not self.paused and not self.ended
                 and self.rules.next_call() is not None):
             times.append(self.next_round_us)
@@ -239,13 +256,14 @@ class Engine:
         if isinstance(event, Facts | Penalty | Undo):
             self._publish("judge", {"event": event.__class__.__name__.lower()})
 
-    def step(self) -> None:
+    def step(self, now: int | None = None) -> None:
         """Advance time, announce what changed, and start the next round when it is due."""
-        now = self.now()
+        if now is None:
+            now = self.now()
         if now >= self._stuck_check_us and self.leds is not None:
             self._stuck_check_us = now + 1_000_000
             self.leds.check_stuck(self.clock())  # a long hold comes back through the queue
-        self.rules.advance(now)
+        self.rules.advance(now - self.delivery_us)  # only time every press has reached
         changed = self.rules.take_changed()
         for number in changed:
             self._announce(number)

@@ -16,6 +16,7 @@ from itertools import combinations
 from typing import Any, ClassVar, Protocol
 
 from referee.events import (
+    BUTTONS,
     Awaiting,
     Cue,
     Event,
@@ -206,11 +207,8 @@ class Rules(ABC):
         writes an event to the log, so the log holds only events the rules take."""
         if isinstance(event, Press):
             self.check_seat(event.seat)
-            if event.button not in self.BUTTONS:
-                raise RulesError(
-                    f"button {event.button!r} is not used in {self.NAME}; "
-                    f"use {' or '.join(self.BUTTONS)}"
-                )
+            if event.button not in BUTTONS:
+                raise RulesError(f"button {event.button!r} must be {' or '.join(BUTTONS)}")
         elif isinstance(event, Cue):
             if event.seat is not None:
                 self.check_seat(event.seat)
@@ -223,6 +221,8 @@ class Rules(ABC):
             self.check_seat(event.seat)
             if event.count < 1:
                 raise RulesError(f"count must be 1 or more, not {event.count!r}")
+            if not event.reason.strip():
+                raise RulesError("a penalty needs a reason, e.g. 'slapped the hippo'")
         elif isinstance(event, Undo):
             if not self.judge_log:
                 raise RulesError("undo: there is no judge action left to undo")
@@ -237,7 +237,8 @@ class Rules(ABC):
     def apply(self, event: Event) -> None:
         """Take one event that `check` has passed."""
         if isinstance(event, Press):
-            self.on_press(event)
+            if event.button in self.BUTTONS:  # a button the game does not use: logged, ignored
+                self.on_press(event)
         elif isinstance(event, Cue):
             self.on_cue(event)
         elif isinstance(event, Facts | Penalty):
@@ -334,6 +335,12 @@ class Rules(ABC):
     def next_call(self) -> Call | None:
         """What the live table should call next to start a round, or None (not now, or never:
         claims open the rounds)."""
+
+    def opened_by(self, number: int) -> tuple[int, str] | None:
+        """The press that opened round `number` (time, seat), in games whose rounds are opened by
+        a press rather than a cue (Pig's claims): a judge line may only name a round whose
+        opening press came before it in the log."""
+        return None
 
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's reaction time in round `number`, µs (games without a cue: empty)."""

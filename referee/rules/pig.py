@@ -135,7 +135,9 @@ class Pig(RederivedRules):
 
     def __init__(self, seats: Any, options: Any = None) -> None:
         super().__init__(seats, options)
-        self.presses: list[tuple[int, str]] = []  # every first edge, in time order
+        # every press as (time, seat position, seat): at one instant, seat order decides (never
+        # the order presses arrived in, nor the seats' names)
+        self.presses: list[tuple[int, int, str]] = []
         self.rounds: list[Round] = []
         self.now_us = 0
         self.finished = False
@@ -184,8 +186,7 @@ class Pig(RederivedRules):
         """Never reached: `check_cue` refuses every cue."""
 
     def on_press(self, press: Press) -> None:
-        insort(self.presses, (press.t_us, press.seat))
-        self.now_us = max(self.now_us, press.t_us)
+        insort(self.presses, (press.t_us, self.seats.index(press.seat), press.seat))
         # re-derive from the round this press may belong to (or that precedes it); rounds
         # before a stale one are as they were, and the stale ones are re-derived anyway
         start = 1
@@ -202,10 +203,10 @@ class Pig(RederivedRules):
         old = {r.number: r.outputs for r in self.rounds}
         kept = self.rounds[:start - 1]
         state = kept[-1].after.copy() if kept else self._initial()
-        i = bisect_left(self.presses, (kept[-1].window_end_us, "")) if kept else 0
+        i = bisect_left(self.presses, (kept[-1].window_end_us,)) if kept else 0
         window = self.options["window_ms"] * 1000
         while i < len(self.presses) and not state.over:
-            t, seat = self.presses[i]
+            t, _, seat = self.presses[i]
             if seat in state.out_round:
                 i += 1
                 continue
@@ -213,7 +214,7 @@ class Pig(RederivedRules):
             end = t + window
             presses: dict[str, int] = {}
             while i < len(self.presses) and self.presses[i][0] < end:
-                pt, ps = self.presses[i]
+                pt, _, ps = self.presses[i]
                 if ps in active and ps not in presses:
                     presses[ps] = pt
                 i += 1
@@ -318,6 +319,10 @@ class Pig(RederivedRules):
     def next_call(self) -> Call | None:
         return None  # no cadence: claims open the rounds; the pass beat is not a cue
 
+    def opened_by(self, number: int) -> tuple[int, str] | None:
+        rnd = self.rounds[number - 1]
+        return rnd.claim_us, rnd.claimer
+
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's time from the claim to its press in round `number`, µs."""
         self.sync()
@@ -353,9 +358,10 @@ class Pig(RederivedRules):
 
 
 def _close_at(presses: dict[str, int], active: int, window_end_us: int, tie_us: int) -> int:
-    """When the race is decided: `tie_us` after all but one have pressed, or the window's end."""
+    """When the race is decided: `tie_us` after all but one have pressed (at least 1 µs, so a
+    press at the very same microsecond is a photo finish), or the window's end."""
     times = sorted(presses.values())
     if len(times) >= active - 1:
-        return min(times[active - 2] + tie_us, window_end_us)
+        return min(times[active - 2] + race.clear_us(tie_us), window_end_us)
     return window_end_us
 

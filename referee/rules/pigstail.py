@@ -107,7 +107,8 @@ class PigsTail(RederivedRules):
     def __init__(self, seats: Any, options: Any = None) -> None:
         super().__init__(seats, options)
         self.cues: list[Cue] = []
-        self.presses: list[tuple[int, str]] = []  # every first edge, in time order
+        # every press as (time, seat position, seat): at one instant, seat order decides
+        self.presses: list[tuple[int, int, str]] = []
         self.rounds: list[Round] = []
         self.now_us = 0
         self.finished = False
@@ -148,8 +149,7 @@ class PigsTail(RederivedRules):
         self.refold(len(self.cues) - 1)  # the previous round's window ends at this cue
 
     def on_press(self, press: Press) -> None:
-        insort(self.presses, (press.t_us, press.seat))
-        self.now_us = max(self.now_us, press.t_us)
+        insort(self.presses, (press.t_us, self.seats.index(press.seat), press.seat))
         start = None
         for number, cue in enumerate(self.cues, start=1):
             if cue.t_us <= press.t_us:
@@ -198,9 +198,9 @@ class PigsTail(RederivedRules):
     def _firsts(self, lo: int, hi: int | None) -> dict[str, int]:
         """Each seat's first press in [lo, hi)."""
         firsts: dict[str, int] = {}
-        i = bisect_left(self.presses, (lo, ""))
+        i = bisect_left(self.presses, (lo,))
         while i < len(self.presses) and (hi is None or self.presses[i][0] < hi):
-            t, seat = self.presses[i]
+            t, _, seat = self.presses[i]
             firsts.setdefault(seat, t)
             i += 1
         return firsts
@@ -210,7 +210,8 @@ class PigsTail(RederivedRules):
             claim = rnd.taps.get(rnd.flipper)
             return rnd.window_end_us if claim is None else claim
         if len(rnd.taps) == len(self.seats):
-            return min(max(rnd.taps.values()) + int(self.options["tie_us"]), rnd.window_end_us)
+            settle = race.clear_us(int(self.options["tie_us"]))  # the last tap is inside
+            return min(max(rnd.taps.values()) + settle, rnd.window_end_us)
         return rnd.window_end_us
 
     def _rule(self, rnd: Round, state: _State) -> list[Ruling | Awaiting]:
@@ -250,10 +251,10 @@ class PigsTail(RederivedRules):
                 last = race.last(taps, self.seats, rnd.close_us, tie)
                 take(last.seat, Why.LAST_TO_TAP, last.margin_us, last.too_close)
             elif taps:
-                first = race.first([(t, s) for s, t in taps.items()], tie)
+                first = race.first(taps, tie)
                 take(first.seat, Why.FALSE_START, first.margin_us, first.too_close)
             if rnd.gap and state.pile > 0:
-                first = race.first([(t, s) for s, t in rnd.gap.items()], tie)
+                first = race.first(rnd.gap, tie)
                 take(first.seat, Why.FALSE_START_BETWEEN_FLIPS, first.margin_us, first.too_close)
         for penalty in self.penalty_rulings(n):
             out.append(penalty)

@@ -34,6 +34,7 @@ def drive(rules: Rules, lines: Iterable[tuple[int, Event]], *, finish: bool = Tr
     timed: list[tuple[int, int, Cue | Press]] = []
     judge: list[tuple[int, Event]] = []
     cues_seen = 0
+    press_lines: dict[tuple[int, str], int] = {}  # (t_us, seat) → its first line
     for line, ev in lines:
         if isinstance(ev, GameStart):
             raise ReplayError(line, "a second game line; a log holds exactly one game")
@@ -42,6 +43,8 @@ def drive(rules: Rules, lines: Iterable[tuple[int, Event]], *, finish: bool = Tr
                 raise ReplayError(line, f"seat {ev.seat!r} is not at this table "
                                         f"({', '.join(rules.seats)})")
             cues_seen += isinstance(ev, Cue)
+            if isinstance(ev, Press):
+                press_lines.setdefault((ev.t_us, ev.seat), line)
             timed.append((ev.t_us, line, ev))
         else:
             if isinstance(ev, Facts | Penalty) and rules.ROUNDS_FROM_CUES and ev.round > cues_seen:
@@ -61,6 +64,13 @@ def drive(rules: Rules, lines: Iterable[tuple[int, Event]], *, finish: bool = Tr
         rules.finish()
     for line, ev in judge:
         try:
+            if isinstance(ev, Facts | Penalty):
+                rules.check_round(ev.round)
+                opener = rules.opened_by(ev.round)  # a claim (Pig) must come before its judging
+                if opener is not None and press_lines.get(opener, 0) > line:
+                    raise RulesError(f"round {ev.round} is opened by the press on line "
+                                     f"{press_lines[opener]}, after this line; a judge line "
+                                     f"comes after the claim it judges")
             rules.feed(ev)
         except RulesError as exc:
             raise ReplayError(line, str(exc)) from None

@@ -3,22 +3,32 @@
 The rules, in plain words (PRODUCT.md, "Spank the Pig!"; the seed rule sheet):
 - The deck (72) is dealt equally; rounds = deck // seats; the last one is announced.
 - Each round the referee calls "Spank… the… PIG!"; the cue is the instant "PIG!" sounds. The race
-  window runs `window_ms` from the cue, or until every seat has pressed every race button (plus
-  `tie_us` to settle), and never past the next cue.
+  window closes at the first of: cue + `window_ms`; every active seat having pressed every raced
+  button, plus `tie_us` to settle; the start of the next round's early window.
 - With p pigs on the table: p = 0, the first slap is a mistake (1 whammy); p = 1 or 2, the last
-  slapper takes p whammies; p ≥ 3, the first p slappers each shed one whammy (never below zero).
-- A slap in the `early_ms` before the cue is a wrong slap: the round's first wrong slap earns the
-  whammy; it does not count as slapping the pig. Earlier presses are ignored.
+  slapper takes p whammies; p ≥ 3, the first p slappers (by clear membership, `race.group`) each
+  shed one whammy.
+- A press in the `early_ms` before the cue (default: the cadence, 2 × `tempo_ms`) is early: the
+  round's first early slapper earns the whammy, ruled from the early presses alone whatever the
+  judge says about the pigs; it does not count as slapping the pig (the seat's next slap does).
+  Presses outside every race window and early window are ignored; in each window only a seat's
+  first press of each button counts.
 - Doubles, with the double buttons, race the same way with d doubles (d = 0: first presser takes 1;
-  d ≥ 1: last presser takes d). With `doubles = judge` the judge names them as penalties.
+  d ≥ 1: last presser takes d). With `doubles = judge` the judge names them as penalties; with
+  `judge` or `off` a double press is kept in the log and ignored.
 - What the box cannot see comes from consensus (all slapped ⇒ 1 pig, none ⇒ 0) or the judge.
-- A margin under `tie_us` is too close to call. Judge penalties add to the score.
+- Margins are between different seats; under `tie_us` (or 0 µs) is too close to call.
+- Within a round rulings apply in the time order of the presses that earned them, judge penalties
+  after: a whammy taken early can be shed later; a shed on an empty pile does nothing.
 - Fewest whammies wins; tied leaders play sudden death: whoever takes a whammy is out, unless all
   remaining take some in the same round (then only those above the fewest go out; all equal: on).
+  Shedding knocks nobody out and wins nothing: the last one standing wins. The game is not over
+  while any round awaits the judge.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -64,11 +74,17 @@ RACE_REASONS = {
 }
 
 
+
+
 @dataclass
 class Round:
     number: int
     cue_us: int
-    close_us: int  # cue + window, or the next cue, or all-pressed + tie: whichever first
+    after_over: bool = False  # its cue came once the game was over: it closes nothing
+    early_from_us: int = 0  # the early window: [early_from_us, early_to_us)
+    early_to_us: int = 0
+    limit_us: int = 0  # cue + window, or the next round's early window: the latest close
+    close_us: int = 0  # the limit, or every raced button pressed + tie: whichever first
     race: dict[str, dict[str, int]] = field(default_factory=lambda: {"slap": {}, "double": {}})
     early: dict[str, dict[str, int]] = field(default_factory=lambda: {"slap": {}, "double": {}})
     closed: bool = False
@@ -109,8 +125,9 @@ class SpankThePig(Rules):
                       help="time between the cadence words"),
         Option.number("window_ms", 3000, 100, 60_000, unit="ms", label="Race window",
                       help="race window after the cue"),
-        Option.number("early_ms", 1500, 0, 60_000, unit="ms", label="Early window",
-                      help="before the cue, a press is early"),
+        Option.number("early_ms", 1000, 0, 60_000, unit="ms", label="Early window",
+                      help="before the cue, a press is early (default: the cadence, "
+                           "2 × tempo_ms)"),
         Option.choice("doubles", None, ("buttons", "judge", "off"), label="Doubles",
                       help="how doubles are refereed",
                       labels=("Double buttons race", "The judge names who was late", "Off")),
@@ -128,13 +145,24 @@ class SpankThePig(Rules):
         super().__init__(seats, options)
         if self.options["doubles"] is None:
             self.options["doubles"] = "buttons" if len(self.seats) <= 4 else "off"
+        if "early_ms" not in (options or {}):  # the cadence's own length, whatever its tempo
+            self.options["early_ms"] = 2 * self.options["tempo_ms"]
+        deck, n = self.options["deck"], len(self.seats)
+        if deck < n:
+            raise RulesError(f"option deck={deck!r}: fewer cards than the {n} seats, so no round "
+                             f"to play; use a deck of at least {n}")
         self.rounds: list[Round] = []
-        self.open: list[Round] = []  # rounds whose race window has not closed
+        # the presses that may count, as (time, seat position, button, seat): at one instant seat
+        # order decides, never the order presses arrived in, nor the seats' names
+        self.presses: list[tuple[int, int, str, str]] = []
+        self._pruned_us = 0  # presses before this have been pruned (see `_prune`)
+        self._first_open = 0  # rounds before this index are closed or not counted
+        self._counted = 0  # rounds counted (a prefix: the rest came after the game was over)
         self.awaiting: dict[int, Awaiting] = {}
-        self.pending: list[Press] = []  # presses between rounds: early if a cue follows soon
         self.now_us = 0
+        self.finished = False
         self.state = _Fold(dict.fromkeys(self.seats, 0), set(), set(), False, ())
-        self.regular_rounds = self.options["deck"] // len(self.seats)
+        self.regular_rounds = deck // n
 
     # -- what the game declares ---------------------------------------------------------------
 
@@ -170,93 +198,140 @@ class SpankThePig(Rules):
             raise RulesError(f"cue at {cue.t_us} comes before the previous cue")
 
     def on_cue(self, cue: Cue) -> None:
-        if self.rounds:
-            prev = self.rounds[-1]
-            if cue.t_us < prev.close_us:
-                prev.close_us = cue.t_us
-                self._drop_after_close(prev)
-        rnd = Round(len(self.rounds) + 1, cue.t_us, cue.t_us + self.options["window_ms"] * 1000)
-        self.rounds.append(rnd)
-        self.open.append(rnd)
-        self.refold(rnd.number)
-        pending, self.pending = self.pending, []
-        for press in pending:
-            self._place(press)
+        self.sync()
+        # a cue once the game is over is ignored: it must not cut the last round's window short
+        over = self.state.over and not self._open_rounds()
+        self.rounds.append(Round(len(self.rounds) + 1, cue.t_us, after_over=over))
+        cut = cue.t_us - self.options["early_ms"] * 1000  # the new round's early window
+        prev = self.rounds[-2] if len(self.rounds) > 1 else None
+        if prev is not None and not over and (cut < prev.limit_us or cut < prev.early_to_us):
+            self.refold(prev.number)  # its windows end sooner now: re-derive it
+        else:
+            self.refold(len(self.rounds))
         self.advance(self.now_us)
+        self._prune()
 
     def on_press(self, press: Press) -> None:
-        self._place(press)
+        insort(self.presses,
+               (press.t_us, self.seats.index(press.seat), press.button, press.seat))
+        self.sync()  # every round's windows as they stand
+        t = press.t_us
+        # the latest counted round whose windows can hold it (after the game is over a press
+        # only waits in the list, in case a correction makes its round count after all)
+        for i in range(self._counted - 1, -1, -1):
+            rnd = self.rounds[i]
+            if rnd.early_from_us <= t:
+                if not rnd.closed:
+                    self._add(rnd, press)
+                elif t < rnd.early_to_us or rnd.cue_us <= t < rnd.limit_us:
+                    self.refold(rnd.number)  # it reached us after the close: re-derive
+                break
         self.advance(self.now_us)
 
-    def _place(self, press: Press) -> None:
-        """Put a press in the round its time belongs to (whatever order presses arrive in)."""
+    def _add(self, rnd: Round, press: Press) -> None:
+        """A press in an open round: what `_place` would find, without placing them all again."""
+        t, seat = press.t_us, press.seat
+        if rnd.early_from_us <= t < rnd.early_to_us:
+            presses = rnd.early[press.button]
+        elif rnd.cue_us <= t < rnd.close_us:
+            presses = rnd.race[press.button]
+        else:
+            return  # between the windows, or after this round's close: ignored
+        if seat in presses and presses[seat] <= t:
+            return  # one press per button per window: only the first counts
+        presses[seat] = t
+        if presses is rnd.race[press.button]:
+            self._settle(rnd, rnd.race)
+
+    def _settle(self, rnd: Round, found: dict[str, dict[str, int]]) -> None:
+        """Every active seat has pressed every raced button: the window closes `tie_us` later."""
+        times = [found[b].get(s) for b in self.race_buttons for s in rnd.active]
+        if rnd.active and None not in times:
+            settle = max(t for t in times if t is not None) + race.clear_us(self.options["tie_us"])
+            rnd.close_us = min(rnd.close_us, settle)  # the last press is inside the window
+        rnd.race = {b: {s: t for s, t in p.items() if t < rnd.close_us} for b, p in found.items()}
+
+    def _place(self, rnd: Round) -> None:
+        """The round's windows and the presses in them (one per seat and button in each window).
+
+        Early window: the `early_ms` before the cue. Race window: from the cue until the first of
+        cue + `window_ms`, the start of the next round's early window, and every active seat
+        having pressed every raced button plus `tie_us` to settle. Outside both: ignored.
+        """
         early_us = self.options["early_ms"] * 1000
-        for rnd in reversed(self.rounds):
-            if press.t_us >= rnd.cue_us:
-                if press.t_us < rnd.close_us:
-                    self._record(rnd.race[press.button], press, rnd)
-                break  # after its window: between rounds (early, if a cue follows soon)
-            if press.t_us >= rnd.cue_us - early_us:
-                before = self.rounds[rnd.number - 2] if rnd.number > 1 else None
-                if before is None or press.t_us >= before.close_us:
-                    self._record(rnd.early[press.button], press, rnd)
-                    return
-        if press.t_us >= self.now_us - early_us and not self.state.over:
-            self.pending.append(press)  # a cue may still come that makes it early
+        nxt = self.rounds[rnd.number] if rnd.number < len(self.rounds) else None
+        cut = nxt.cue_us - early_us if nxt is not None and not nxt.after_over else None
+        rnd.early_from_us = rnd.cue_us - early_us
+        rnd.early_to_us = rnd.cue_us if cut is None else min(rnd.cue_us, cut)
+        rnd.limit_us = rnd.cue_us + self.options["window_ms"] * 1000
+        if cut is not None:
+            rnd.limit_us = min(rnd.limit_us, cut)
+        rnd.early, found = self._firsts(rnd)
+        rnd.close_us = rnd.limit_us
+        self._settle(rnd, found)
 
-    def _record(self, presses: dict[str, int], press: Press, rnd: Round) -> None:
-        if press.seat in presses and presses[press.seat] <= press.t_us:
-            return  # one press per button per round: only the first counts
-        presses[press.seat] = press.t_us
-        self._settle_close(rnd)
-        if rnd.closed:
-            self.refold(rnd.number)  # a press that reached us late: re-rule its round
+    def _prune(self) -> None:
+        """Forget the presses that can never count again, so memory grows with rounds, not with
+        presses. Once a round's next cue is known its windows are final: of the presses before
+        the newest round's early window, only each seat's first press of each button in an early
+        or race window can count (a press that arrives later still takes its place)."""
+        newest = self.rounds[-1]
+        lo = bisect_left(self.presses, (self._pruned_us,))
+        self._pruned_us = max(self._pruned_us, newest.cue_us - self.options["early_ms"] * 1000)
+        hi = bisect_left(self.presses, (self._pruned_us,))
+        final = self.rounds[-3:-1]  # the rounds whose windows lie there (or overlap it)
+        keep: list[tuple[int, int, str, str]] = []
+        seen: set[tuple[int, str, str, str]] = set()
+        for press in self.presses[lo:hi]:
+            t, _, button, seat = press
+            for rnd in reversed(final):
+                window = ("early" if rnd.early_from_us <= t < rnd.early_to_us else
+                          "race" if rnd.cue_us <= t < rnd.limit_us else None)
+                if window is not None:
+                    if (rnd.number, window, seat, button) not in seen:
+                        seen.add((rnd.number, window, seat, button))
+                        keep.append(press)
+                    break
+        self.presses[lo:hi] = keep
 
-    def _settle_close(self, rnd: Round) -> None:
-        """Every active seat pressed every race button: the window closes `tie_us` later."""
-        if self.stale is not None and self.stale <= rnd.number:
-            self.sync()  # who is active in this round depends on the rounds before it
-        active = rnd.active
-        if not active:
-            return  # a cue after the game was over: nobody races
-        times = []
-        for button in self.race_buttons:
-            for seat in active:
-                if seat not in rnd.race[button]:
-                    return
-                times.append(rnd.race[button][seat])
-        settle = max(times) + max(self.options["tie_us"], 1)  # the last press is inside
-        if settle < rnd.close_us:
-            rnd.close_us = settle
-            self._drop_after_close(rnd)
+    def _firsts(self, rnd: Round) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+        """Each seat's first press of each button in the round's early window and in
+        [cue, limit), in one pass over the presses."""
+        early: dict[str, dict[str, int]] = {"slap": {}, "double": {}}
+        found: dict[str, dict[str, int]] = {"slap": {}, "double": {}}
+        i = bisect_left(self.presses, (rnd.early_from_us,))
+        while i < len(self.presses) and self.presses[i][0] < rnd.limit_us:
+            t, _, button, seat = self.presses[i]
+            if t < rnd.early_to_us:
+                early[button].setdefault(seat, t)
+            elif t >= rnd.cue_us:
+                found[button].setdefault(seat, t)
+            i += 1
+        return early, found
 
-    def _drop_after_close(self, rnd: Round) -> None:
-        for presses in rnd.race.values():
-            for seat in [s for s, t in presses.items() if t >= rnd.close_us]:
-                del presses[seat]
+    def _open_rounds(self) -> list[Round]:
+        """The counted rounds whose race has not closed (one or two; all later than the rest)."""
+        i = self._first_open
+        while i < len(self.rounds) and (self.rounds[i].closed or not self.rounds[i].counted):
+            i += 1
+        self._first_open = i
+        return [r for r in self.rounds[i:] if r.counted and not r.closed]
 
     def advance(self, t_us: int) -> None:
         self.now_us = max(self.now_us, t_us)
-        early_us = self.options["early_ms"] * 1000
-        self.pending = [p for p in self.pending if p.t_us >= self.now_us - early_us]
-        if self.open:  # one or two rounds at most
-            still = []
-            for rnd in self.open:
-                if rnd.close_us <= self.now_us:
-                    rnd.closed = True
-                    self.changed.add(rnd.number)  # ruled, even when nothing happened
-                    self.refold(rnd.number)
-                else:
-                    still.append(rnd)
-            self.open = still
+        self.sync()
+        for rnd in self._open_rounds():
+            if rnd.close_us <= self.now_us:
+                self.refold(rnd.number)
+                self.sync()
+                return
 
     def finish(self) -> None:
-        for rnd in self.open:
-            rnd.closed = True
-            self.changed.add(rnd.number)
-            self.refold(rnd.number)
-        self.open = []
-        self.pending.clear()
+        self.finished = True
+        still = self._open_rounds()
+        if still:
+            self.refold(still[0].number)
+        self.sync()
 
     # -- ruling --------------------------------------------------------------------------------
 
@@ -274,6 +349,7 @@ class SpankThePig(Rules):
             state = self.state.copy()
         else:
             state = first.before.copy()
+        self._counted = min(self._counted, start - 1)
         for rnd in self.rounds[start - 1 :]:
             rnd.before = state.copy()
             if state.over:
@@ -281,14 +357,22 @@ class SpankThePig(Rules):
                     self.changed.add(rnd.number)
                 rnd.counted, rnd.outputs, rnd.active = False, [], ()
                 self.awaiting.pop(rnd.number, None)
+                self._place(rnd)
                 continue
             rnd.counted = True
+            self._counted = rnd.number
             sudden = self._in_sudden_death(rnd.number)
             rnd.active = (
                 tuple(s for s in self.seats if s not in state.knocked and s not in state.benched)
                 if sudden
                 else self.seats
             )
+            self._place(rnd)
+            if not rnd.closed and (self.finished or rnd.close_us <= self.now_us):
+                rnd.closed = True
+                self.changed.add(rnd.number)  # ruled, even when nothing happened
+            if not rnd.closed:
+                self._first_open = min(self._first_open, rnd.number - 1)
             outputs = self._rule(rnd, state.scores) if rnd.closed else []
             taken = dict.fromkeys(self.seats, 0)
             for o in outputs:
@@ -306,90 +390,113 @@ class SpankThePig(Rules):
             if not rnd.closed or any(isinstance(o, Awaiting) for o in outputs):
                 continue
             if sudden:
+                # only taking a whammy is out; shedding one knocks nobody out and wins nothing
                 state.knocked |= _knocked_out(rnd.active, taken)
-            if rnd.number >= self.regular_rounds:
-                alive = [s for s in self.seats if s not in state.knocked and s not in state.benched]
-                best = min(state.scores[s] for s in alive)
-                leaders = [s for s in alive if state.scores[s] == best]
+                alive = [s for s in rnd.active if s not in state.knocked]
+                if len(alive) == 1:
+                    state.over, state.winners = True, (alive[0],)
+            elif rnd.number == self.regular_rounds:
+                best = min(state.scores.values())
+                leaders = [s for s in self.seats if state.scores[s] == best]
                 if len(leaders) == 1:
                     state.over, state.winners = True, (leaders[0],)
                 else:
-                    state.benched |= set(alive) - set(leaders)  # only tied leaders play on
+                    state.benched |= set(self.seats) - set(leaders)  # only tied leaders play on
         self.state = state
 
     def _rule(self, rnd: Round, scores: dict[str, int]) -> list[Ruling | Awaiting]:
+        """A closed round's rulings, in the time order of the presses that earned them (that is
+        the order they apply in: a whammy shed comes off the pile as it stands at that press),
+        then the judge's penalties, then what the judge is asked."""
         tie = self.options["tie_us"]
         facts = self.facts_for(rnd.number)
-        active = rnd.active
-        outputs: list[Ruling | Awaiting] = []
-        need: list[str] = []
         if facts.get("void"):
-            return outputs  # voided by the judge (or cut in half by a power loss)
+            return []  # voided by the judge (or cut in half by a power loss)
+        earned: list[tuple[int, Ruling]] = []
+        need: list[str] = []
 
         pigs = facts.get("pigs")
         if pigs is None:
-            pigs = _consensus(rnd.race["slap"], active)
+            pigs = _consensus(rnd.race["slap"], rnd.active)
         if pigs is None:
             need.append("pigs")
-        outputs += self._race(rnd, "slap", pigs, tie)
+        earned += self._race(rnd, "slap", pigs, tie)
 
         if self.options["doubles"] == "buttons":
             d = len(set(facts["doubles"])) if "doubles" in facts else None
             if d is None:
-                d = _consensus(rnd.race["double"], active)
+                d = _consensus(rnd.race["double"], rnd.active)
             if d is None:
                 need.append("doubles")
-            outputs += self._race(rnd, "double", d, tie)
+            earned += self._race(rnd, "double", d, tie)
 
-        outputs += self.penalty_rulings(rnd.number)
-        # a whammy shed (p >= 3) comes off the pile as it stands after this round's whammies
+        earned.sort(key=lambda e: e[0])  # stable: at equal times, slaps before doubles
         pile = dict(scores)
-        for o in outputs:
-            if isinstance(o, Ruling) and o.seat is not None and o.delta > 0:
-                pile[o.seat] += o.delta
-        for i, o in enumerate(outputs):
-            if isinstance(o, Ruling) and o.seat is not None and o.delta < 0:
+        outputs: list[Ruling | Awaiting] = []
+        for _, o in earned:
+            if o.seat is not None and o.delta < 0:
                 if pile[o.seat] > 0:
                     pile[o.seat] -= 1
-                else:
-                    outputs[i] = Ruling(o.round, o.seat, 0, Why.NO_WHAMMY_TO_SHED, o.margin_us)
+                else:  # a shed on an empty pile does nothing
+                    o = Ruling(o.round, o.seat, 0, Why.NO_WHAMMY_TO_SHED, o.margin_us)
+            elif o.seat is not None:
+                pile[o.seat] += o.delta
+            outputs.append(o)
+        outputs += self.penalty_rulings(rnd.number)
         if need:
             outputs.append(Awaiting(rnd.number, tuple(need)))
         return outputs
 
-    def _race(self, rnd: Round, button: str, count: int | None, tie: int) -> list[Ruling]:
-        """One race: slaps with `count` pigs, or double presses with `count` doubles."""
+    def _race(self, rnd: Round, button: str, count: int | None,
+              tie: int) -> list[tuple[int, Ruling]]:
+        """One race: slaps with `count` pigs, or double presses with `count` doubles. Each ruling
+        comes with the time of the press that earned it."""
         n = rnd.number
         active = rnd.active
         too_early, nothing_there, last_to_one, last_to_several = RACE_REASONS[button]
-        early = [(t, s) for s, t in rnd.early[button].items() if s in active]
+        early = {s: t for s, t in rnd.early[button].items() if s in active}
         pressed = {s: t for s, t in rnd.race[button].items() if s in active}
-        # wrong presses: early ones always; every press when there was nothing to press for
-        wrong = early + ([(t, s) for s, t in pressed.items()] if count == 0 else [])
-        out: list[Ruling] = []
-        if wrong:
-            first = race.first(wrong, tie)
-            if first.too_close:
-                out.append(Ruling(n, None, 0, Shared.TOO_CLOSE, first.margin_us))
-            elif first.seat is not None:
-                was_early = min(wrong)[0] < rnd.cue_us
-                reason = too_early if was_early else nothing_there
-                out.append(Ruling(n, first.seat, 1, reason, first.margin_us))
+        out: list[tuple[int, Ruling]] = []
+
+        def too_close(at: int, margin: int | None) -> None:
+            out.append((at, Ruling(n, None, 0, Shared.TOO_CLOSE, margin)))
+
+        if early:
+            # an early press is the round's first mistake: ruled from the early presses alone,
+            # whatever the judge later says about the pigs
+            result = race.first(early, tie)
+            t0 = min(early.values())
+            if result.seat is not None and count == 0:
+                # with nothing to press for every press was wrong: the runner-up may come later
+                # (each seat by its first wrong press: an early one before one in the race)
+                result = race.Outcome(result.seat, race.first({**pressed, **early}, tie).margin_us)
+            if result.too_close:
+                too_close(t0 + (result.margin_us or 0), result.margin_us)
+            elif result.seat is not None:
+                out.append((t0, Ruling(n, result.seat, 1, too_early, result.margin_us)))
+        elif count == 0 and pressed:
+            result = race.first(pressed, tie)
+            t0 = min(pressed.values())
+            if result.too_close:
+                too_close(t0 + (result.margin_us or 0), result.margin_us)
+            elif result.seat is not None:
+                out.append((t0, Ruling(n, result.seat, 1, nothing_there, result.margin_us)))
         if not count:
             return out
         if button == "slap" and count >= 3:
-            named, _ = race.first_n([(t, s) for s, t in pressed.items()], count, tie)
-            # each by its own lead over the first seat outside the group (not one margin for all)
-            after = sorted(pressed.values())[count] if len(pressed) > count else None
-            out += [Ruling(n, seat, -1, Why.FIRST_TO_A_PIG,
-                           None if after is None else after - pressed[seat]) for seat in named]
+            group = race.group(pressed, count, tie)
+            for seat, margin in group.named:
+                out.append((pressed[seat], Ruling(n, seat, -1, Why.FIRST_TO_A_PIG, margin)))
+            if group.unclear:
+                too_close(min(pressed[s] for s in group.unclear), group.margin_us)
             return out
         result = race.last(pressed, active, rnd.close_us, tie)
         if result.too_close:
-            out.append(Ruling(n, None, 0, Shared.TOO_CLOSE, result.margin_us))
+            too_close(max(pressed.values(), default=rnd.close_us), result.margin_us)
         elif result.seat is not None:
             reason = last_to_several if count > 1 else last_to_one
-            out.append(Ruling(n, result.seat, count, reason, result.margin_us))
+            out.append((pressed.get(result.seat, rnd.close_us),
+                        Ruling(n, result.seat, count, reason, result.margin_us)))
         return out
 
     # -- reading the table ---------------------------------------------------------------------
@@ -401,7 +508,7 @@ class SpankThePig(Rules):
     def standings(self) -> Standings:
         self.sync()
         st = self.state
-        if st.over:
+        if self.over:
             # the champion first, then everyone by whammies
             key = {s: (0 if s in st.winners else 1 + st.scores[s]) for s in self.seats}
         else:
@@ -411,18 +518,25 @@ class SpankThePig(Rules):
             StandingRow(s, st.scores[s], ranked[s], s in st.knocked)
             for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s)))
         )
-        return Standings(st.over, rows, st.winners if st.over else ())
+        return Standings(self.over, rows, st.winners if self.over else ())
 
     def status(self) -> Status:
         self.sync()
         awaiting = self.awaiting[min(self.awaiting)] if self.awaiting else None
+        open_rounds = self._open_rounds()
         return Status(
-            round=sum(1 for r in self.rounds if r.counted),
-            race_open=bool(self.open),
-            closes_at_us=min((r.close_us for r in self.open), default=None),
+            round=self._counted,
+            race_open=bool(open_rounds),
+            closes_at_us=min((r.close_us for r in open_rounds), default=None),
             awaiting=awaiting,
-            over=self.state.over,
+            over=self.over,
         )
+
+    @property
+    def over(self) -> bool:
+        """The game is over once its end is ruled and no round, however early, awaits the judge."""
+        self.sync()
+        return self.state.over and not self.awaiting
 
     def next_call(self) -> Call | None:
         st = self.status()

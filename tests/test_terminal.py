@@ -180,11 +180,15 @@ def test_s_prints_the_standings_in_place_order(table: Any) -> None:
     engine = table.engine
     from referee.events import Cue, Press
 
-    t = engine.now()
+    t = engine.now() - 20_000_000  # all in the past: every race has closed by now
     engine.command("feed", event=Cue(t, "Blue"))
     engine.command("feed", event=Press(t + 100_000, "Blue", "slap"))  # a claim on the first
     engine.command("feed", event=Cue(t + 4_000_000, "Red"))           # card is refused...
     engine.command("feed", event=Press(t + 4_300_000, "Red", "slap"))  # Red takes two cards
+    deadline = time.monotonic() + 5
+    while {r["seat"]: r["score"] for r in engine.command("snapshot")["seats"]}["Red"] != 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
     handle_key(table, "s")
     line = lines(table)[-1]
     assert line.startswith("s → standings: 1. Blue 0, 1. Green 0, 1. Yellow 0, 4. Red")

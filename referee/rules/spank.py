@@ -126,8 +126,8 @@ class SpankThePig(Rules):
         Option.number("window_ms", 3000, 100, 60_000, unit="ms", label="Race window",
                       help="race window after the cue"),
         Option.number("early_ms", 1000, 0, 60_000, unit="ms", label="Early window",
-                      help="before the cue, a press is early (default: the cadence, "
-                           "2 × tempo_ms)"),
+                      help="before the cue, a press is early (the cadence's length: "
+                           "twice the tempo)"),
         Option.choice("doubles", None, ("buttons", "judge", "off"), label="Doubles",
                       help="how doubles are refereed",
                       labels=("Double buttons race", "The judge names who was late", "Off")),

@@ -294,8 +294,16 @@ def test_presses_are_taken_without_delay_while_speech_plays(announcer: SpeechAnn
     record = next(r for r in sink.records if r.label == long_ruling)
     started = record.item.started_us
     assert started is not None
-    during = [t for t in taken if started <= t <= started + len(record.samples) / RATE * 1e6]
-    assert len(during) > 100  # presses kept flowing while the ruling was being spoken
+    ended = started + len(record.samples) / RATE * 1e6
+    # presses kept flowing while the ruling was being spoken: every press made while it played
+    # was taken while it played (how many that is depends on how often a loaded machine let
+    # the pressing thread run, so the count is compared with itself, not with a fixed number)
+    made = [t - d for t, d in zip(taken, delays, strict=True)]
+    made_during = [m for m in made if started <= m <= ended - 50_000]
+    taken_during = [t for t, m in zip(taken, made, strict=True) if started <= m <= ended - 50_000
+                    and t <= ended]
+    assert len(made_during) >= 10, (len(made_during), started, ended)
+    assert len(taken_during) == len(made_during)
 
 
 def test_interrupt_cuts_a_stale_ruling_short(announcer: SpeechAnnouncer) -> None:

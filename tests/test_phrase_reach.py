@@ -15,9 +15,10 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 
-from referee.engine.loop import Command
-from referee.events import ButtonStuck, Facts, Penalty, Undo
-from referee.store.database import StorageFull
+from referee.engine.loop import Command, open_game
+from referee.events import ButtonStuck, Facts, GameStart, JudgeKey, Penalty, Press, Undo
+from referee.store.database import StorageFull, Store
+from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import ENGLISH, PARTS, text
 from tests.test_wording import MS, Table
 
@@ -108,11 +109,65 @@ def practice(tmp: Path) -> Table:
     return t
 
 
+class RhythmTable(Table):
+    """A table whose rounds the engine's own rhythm calls (the Ready step, count-ins, the pace,
+    pauses), on the simulated clock: presses go through the rhythm as the buttons' do."""
+
+    def __init__(self, tmp_path: Path, game: str, seats: tuple[str, ...],
+                 options: dict[str, Any], *, practice: bool = False) -> None:
+        self.now = 10_000_000
+        self.voice = PrintAnnouncer(io.StringIO(), clock=lambda: self.now, quiet=True)
+        self.store = Store(tmp_path / "referee.db")
+        self.engine = open_game(self.store, GameStart(game, seats, options), self.voice,
+                                practice=practice, auto=True, clock=lambda: self.now)
+        self.engine.open()
+
+    def tap(self, seat: str) -> None:
+        """A seat's button, as the box delivers it: ready, resume or a game press."""
+        self.engine._handle(Press(self.now, seat, "slap"))
+        self.engine.step()
+
+    def until(self, key: str, limit_ms: int = 600_000) -> None:
+        """Let the table run (100 ms steps) until it says `key`."""
+        for _ in range(limit_ms // 100):
+            if any(k == key for k, _, _ in self.voice.said):
+                return
+            self.at(100)
+        raise AssertionError(f"never said {key!r}: {self.said()}")
+
+
+def rhythm_evening(tmp: Path) -> Table:
+    """The table's rhythm: the Ready step, a keypad UNDO with nothing to undo, the count-in, a
+    pause and the press that resumes it, then a table nobody presses at (it pauses itself)."""
+    t = RhythmTable(tmp, "spank-the-pig", ("Blue", "Red"), {})
+    t.engine._handle(JudgeKey(t.now, "undo"))  # nothing judged yet: "Nothing to undo."
+    for seat in ("Blue", "Red"):  # both ready: the count-in, then the first call
+        t.tap(seat)
+    t.until("count_in")
+    t.engine._command(Command("pause"))
+    t.until("paused")
+    t.tap("Red")  # a press while paused resumes, after a count-in
+    t.until("quiet_table")  # nobody slaps: after a few quiet rounds the table pauses itself
+    keys = [k for k, _, _ in t.voice.said]
+    assert keys.count("count_in") == 2 and keys.index("paused") < keys.index("quiet_table")
+    assert keys.index("count_in") > keys.index("ready") and t.engine.rules.round_count() >= 6
+    return t
+
+
+def practice_to_its_end(tmp: Path) -> Table:
+    """A practice game played through its rounds to its end: the real game's Ready step."""
+    t = RhythmTable(tmp, "pigs-tail", ("Blue", "Red"), {}, practice=True)
+    for seat in ("Blue", "Red"):
+        t.tap(seat)
+    t.until("practice_over")
+    assert not t.engine.practice and [k for k, _, _ in t.voice.said].count("ready") == 2
+    return t
+
+
 def said_by_the_button_check() -> set[str]:
     """`referee buttons`: each press is said as its seat and button."""
     from referee.cli.buttons import ButtonCheck
     from referee.config import default_config
-    from referee.voice.announce import PrintAnnouncer
     from tests.conftest import TickPin
 
     factory = MockFactory(pin_class=TickPin)
@@ -134,7 +189,8 @@ def said_by_the_button_check() -> set[str]:
 
 def test_every_phrase_is_said_by_the_referee(tmp_path: Path) -> None:
     tables = []
-    for i, play in enumerate((spank_evening, pig_evening, pigs_tail_evening, practice)):
+    for i, play in enumerate((spank_evening, pig_evening, pigs_tail_evening, practice,
+                              rhythm_evening, practice_to_its_end)):
         (tmp_path / str(i)).mkdir()
         tables.append(play(tmp_path / str(i)))
     try:

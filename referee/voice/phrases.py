@@ -68,7 +68,6 @@ ENGLISH: dict[str, list[str]] = {
     "game_over": ["Game over. {text}"],
     "paused": ["Paused. Press your slap button to go on."],
     "quiet_table": ["Nobody is pressing. Paused. Press your slap button to go on."],
-    "resumed": ["Play on."],
     "ready": ["Press your slap button when you're ready."],
     "count_in": ["Here we go."],
     "nothing_to_undo": ["Nothing to undo."],
@@ -429,7 +428,7 @@ def table_lines(seats: Sequence[str], language: str = "en",
         else:
             add(call, call)
     for key in ("too_close", "nobody", "practice", "practice_over", "deal_ring",
-                "last_round", "paused", "resumed", "storage_full", "quiet_table", "ready",
+                "last_round", "paused", "storage_full", "quiet_table", "ready",
                 "count_in", "nothing_to_undo"):
         add(key, key)
     for key in ENGLISH:  # one fact asked (a game's facts asked together come in `said`)

@@ -212,6 +212,11 @@ def start_walk(stage: Stage, game: str, options: dict[str, Any]) -> Walk:
 def pause_and_end(walk: Walk, out: Path) -> None:
     """The judge pauses, resumes and ends the game: each phase looked at; the walk's verdict."""
     walk.do("pause")
+    # a race still in hand (Pig's claim window stays open to its end) is played out first
+    for _ in range(120):
+        if walk.poke()["phase"] == "paused":
+            break
+        walk.at(500)
     look(walk, "paused", out, "paused")
     walk.do("resume")
     walk.do("end")
@@ -391,6 +396,30 @@ def test_pigs_tail_every_phase(stage: Stage, out_dir: Path) -> None:
         look(walk, "ruled", out_dir, "ruled")
         assert reaction_rows(walk) == ["Red"]  # only the flipper: no "no slap" for the rest
         pause_and_end(walk, out_dir)
+    finally:
+        walk.engine.stop()
+
+
+def test_the_ready_step_and_the_count_in(stage: Stage, out_dir: Path) -> None:
+    """Every game now opens on its Ready step: shown on every page at both sizes, then the
+    count-in once every seat has pressed (the engine's own rhythm, on the simulated clock)."""
+    table = stage.table
+    if table.engine is not None:
+        table.engine.stop()
+    opts = table.game_options("spank-the-pig", {})
+    engine = open_game(table.store, GameStart("spank-the-pig", tuple(SEATS), opts),
+                       table.announcer, leds=table.box, auto=True, clock=stage.clock)
+    table.engine = engine
+    engine.start()
+    walk = Walk(stage, "spank-the-pig", engine)
+    try:
+        look(walk, "ready", out_dir, "ready")
+        assert walk.poke()["said"] == "Press your slap button when you're ready."
+        for seat in SEATS:
+            walk.press(seat, 200)
+        look(walk, "count-in", out_dir, "count-in")
+        assert walk.poke()["said"] == "Here we go."  # every seat pressed: the count-in
+        finish(walk, out_dir)
     finally:
         walk.engine.stop()
 

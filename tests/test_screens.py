@@ -190,12 +190,15 @@ def stage(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[St
         Device.pin_factory = previous
 
 
-def new_engine(table: Table, clock: SimClock, game: str, options: dict[str, Any]) -> Engine:
+def new_engine(table: Table, clock: SimClock, game: str, options: dict[str, Any],
+               auto: bool = False) -> Engine:
+    """The walks move each round by hand (`auto=False`: no Ready step, no rhythm); `auto`: the
+    engine's own rhythm, from the Ready step."""
     if table.engine is not None:
         table.engine.stop()
     opts = table.game_options(game, options)
     engine = open_game(table.store, GameStart(game, tuple(SEATS), opts), table.announcer,
-                       leds=table.box, auto=False, clock=clock)
+                       leds=table.box, auto=auto, clock=clock)
     table.engine = engine
     engine.start()
     return engine
@@ -403,14 +406,7 @@ def test_pigs_tail_every_phase(stage: Stage, out_dir: Path) -> None:
 def test_the_ready_step_and_the_count_in(stage: Stage, out_dir: Path) -> None:
     """Every game now opens on its Ready step: shown on every page at both sizes, then the
     count-in once every seat has pressed (the engine's own rhythm, on the simulated clock)."""
-    table = stage.table
-    if table.engine is not None:
-        table.engine.stop()
-    opts = table.game_options("spank-the-pig", {})
-    engine = open_game(table.store, GameStart("spank-the-pig", tuple(SEATS), opts),
-                       table.announcer, leds=table.box, auto=True, clock=stage.clock)
-    table.engine = engine
-    engine.start()
+    engine = new_engine(stage.table, stage.clock, "spank-the-pig", {}, auto=True)
     walk = Walk(stage, "spank-the-pig", engine)
     try:
         look(walk, "ready", out_dir, "ready")

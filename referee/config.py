@@ -54,10 +54,17 @@ RESERVED_PINS: Final[Mapping[int, str]] = {
 }
 MAX_DELIVERY_US: Final = 100_000  # a ruling said a tenth of a second late is still "at once"
 JUDGE_SEAT: Final = "judge"  # the name events use for the keypad; no seat may take it
+# The keys that stand for the box's buttons, in the terminal and on the virtual box page alike:
+# seat n's slap and double, and the judge keypad's YES / NO / UNDO.
+SLAP_KEYS: Final = "12345678"
+DOUBLE_KEYS: Final = "qwertyui"
+JUDGE_KEYS: Final = {"j": "yes", "n": "no", "z": "undo"}
 SEAT_KEYS: Final = ("name", "colour", "slap", "double", "led")
 SPEECH_KEYS: Final = ("voice", "rate", "volume", "language", "device", "output_delay_ms")
 BUTTON_KEYS: Final = ("confirm_ms", "untimed_edges")
 MAX_OUTPUT_DELAY_MS: Final = 1000  # a TV's picture processing is 20-150 ms; Bluetooth ~200
+
+
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 MAX_NAME: Final = 24  # characters of a seat name: a scoreboard tile, a phrase
 MAX_CONFIG_BYTES: Final = 1 << 20  # a config file is a few hundred bytes; /dev/zero is endless

@@ -129,8 +129,12 @@ def explain(exc: msgspec.ValidationError, shape: type, raw: Any) -> str:
     root = mi.type_info(shape)
     if field is not None:
         place = f" in {where}" if where else ""
-        if field["kind"] == "missing required":
-            return f"missing field {field['name']!r}{place}"
+        if field["kind"] == "missing required":  # the fix: add it, and what it must be
+            node = _plain(type_at(root, path) or root)
+            missing = next((f.type for f in node.fields if f.encode_name == field["name"]), None) \
+                if isinstance(node, mi.StructType) else None
+            fix = f": add it, {expects(missing)}" if missing is not None else ": add it"
+            return f"missing field {field['name']!r}{place}{fix}"
         node = _plain(type_at(root, path) or root)
         known = [f.encode_name for f in node.fields] if isinstance(node, mi.StructType) else []
         return f"unknown field {field['name']!r}{place}" + (

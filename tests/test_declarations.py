@@ -253,11 +253,11 @@ class Warming(PrintAnnouncer):
 
 
 @pytest.mark.parametrize(("game", "options", "questions"), [
-    ("spank-the-pig", {"doubles": "buttons"}, ["pig or no pig?", "double or no double?",
-                                                "pig or no pig? double or no double?"]),
-    ("spank-the-pig", {"doubles": "off"}, ["pig or no pig?"]),
+    ("spank-the-pig", {"doubles": "buttons"}, ["Pig or no pig?", "Double or no double?",
+                                                "Pig or no pig? Double or no double?"]),
+    ("spank-the-pig", {"doubles": "off"}, ["Pig or no pig?"]),
     ("pig", {}, []),  # a claim is never questioned aloud: the judge rejects it unasked
-    ("pigs-tail", {"take": "slowest"}, ["match or no match?"]),
+    ("pigs-tail", {"take": "slowest"}, ["Match or no match?"]),
     ("pigs-tail", {"take": "flipper"}, []),
 ])
 def test_the_voice_gets_ready_for_what_the_game_will_say(tmp_path: Path, game: str,
@@ -306,6 +306,6 @@ def test_an_unclear_race_is_said_as_unclear_not_as_a_clean_round(tmp_path: Path)
         engine.step()
         said = [key for key, _, _ in voice.said]
         assert "unclear" in said and "nobody" not in said
-        assert engine.last_said == "Unclear: nobody loses."
+        assert engine.last_said == "Unclear: 2 did not touch the nose: nobody loses."
     finally:
         store.close()

@@ -74,7 +74,9 @@ def test_setup_fields_come_from_the_option_declarations(page: tuple[Any, str, Ta
     tab.select_option("#game", "pig")
     lives = tab.locator('[data-option="lives"]')
     assert lives.evaluate("e => e.tagName") == "SELECT"  # a choice of numbers, not a free field
-    assert lives.locator("option").all_inner_texts() == ["1", "3"]
+    assert lives.locator("option").evaluate_all("os => os.map((o) => o.value)") == ["1", "3"]
+    assert lives.locator("option").all_inner_texts() == ["1: out at the first loss",
+                                                         "3: the letters P, I, G"]  # in words
     assert "Lives" in tab.locator('label[for="opt-lives"]').inner_text()
 
 

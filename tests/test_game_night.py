@@ -172,12 +172,16 @@ EXPECTED = [
     "Deal 5 cards to each player.", "Press your slap button when you're ready.",
     "Here we go.",  # after the last seat's ready press
     CADENCE, "Red: slap too early. One whammy.", f"Green: {R30}",
-    CADENCE, "Judge: pig or no pig?", "Too close to call.",  # held until the keypad YES
+    CADENCE, "Judge: Pig or no pig?",  # held until the keypad YES: both late seats tie
+    "Red and Green never slapped: too close to call.",
     CADENCE, f"Red: {R30}",
-    "Correction, round 1: Red +1; Green +2",  # an older round corrected: play goes on
+    # an older round corrected (two pigs): what changed, then the round's new ruling; play goes on
+    "Correction, round 1: Green takes one whammy.",
+    "Green: last to spank the pigs by 30 milliseconds. Two whammies.",
     CADENCE, f"Blue: {R30}", "Last round!",
     "Nothing to undo.",  # keypad UNDO cannot reach round 1 from round 4
-    "Correction, round 4: Blue +1; Blue +1", "Correction, round 4: Blue +1",  # penalty, undone
+    # the judge's penalty in the current round is said as a ruling; the keypad UNDO takes it back
+    "Blue: slapped the hippo. One whammy.", "Correction, round 4: Blue sheds one whammy.",
     "Paused. Press your slap button to go on.",  # Green held the slap button for 2 s
     "Here we go.",  # Blue's press resumed
     CADENCE, f"Blue: {R30}", "Sudden death: Blue, Red, Green.",
@@ -321,9 +325,9 @@ def test_a_pig_evening_with_three_lives_ends_with_co_winners(
             "player.", "Four of a kind? Quietly touch your nose.",
             "Press your slap button when you're ready.", "Here we go.",
             "Pass!",  # ready opens the passing; no cadence after it
-            lost, "Green: P.",
+            lost, "Green takes the letter P.",
             "Paused. Press your slap button to go on.", "Here we go.", "Pass!",
-            lost, "Green: P, I.", lost,
+            lost, "Green takes the letter I.", lost,  # the third life ends the game
             "Game over. Blue, zero lives lost. Red, zero lives lost. Green, three lives lost.",
             "Blue and Red are co-champions!"]  # said once, however long the table waits
         snap = sim.engine.command("snapshot")

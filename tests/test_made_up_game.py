@@ -135,16 +135,20 @@ def test_the_made_up_game_plays_through_every_part(run: Run, tmp_path: Path,
     snap = run.at(cue + 300 * MS)
     assert snap["rulings"] == [{"type": "ruling", "round": 1, "seat": "Ann", "delta": 1,
                                 "reason": "first after the beep", "margin_us": 110_000}]
-    assert snap["words"] == {"unit": ["point", "points"]} and snap["rounds"] == 3
+    assert snap["rulings_said"] == [{
+        "said": "Ann: first after the beep by 110 milliseconds. One point.",
+        "what": "first after the beep by 110 milliseconds"}]
+    assert snap["words"] == {"unit": ["point", "points"], "pressed": "pressed"}
+    assert snap["rounds"] == 3
 
     # -- round 2: nobody presses; the judge is asked the game's own question
     cue = run.call()
     snap = run.at(cue + 1100 * MS)
     assert snap["phase"] == "awaiting" and snap["awaiting"] == {
         "type": "awaiting", "round": 2, "need": ["heard"]}
+    assert snap["question"] == "Did everyone hear the beep?"  # the pages ask what the voice asks
     state = run.client.get("/api/state").get_json()
     assert state["facts"] == ["heard", "void"]
-    assert state["fact_info"]["heard"]["ask"] == "Was the beep heard?"
     assert state["fact_info"]["heard"]["answers"] == ["Heard", "Not heard"]
     refused = run.client.post("/api/facts", json={"round": 2, "heard": "yes"},
                               headers={"X-Table-Pin": PIN})
@@ -171,7 +175,7 @@ def test_the_made_up_game_plays_through_every_part(run: Run, tmp_path: Path,
     said = run.said()
     for phrase in ("3 beeps. First to press wins.", "Ready, … BEEP!",
                    "Ann: first after the beep by 1 hundred and 10 milliseconds. One point.",
-                   "Judge: did everyone hear the beep?",
+                   "Judge: Did everyone hear the beep?",
                    "Cy: first after the beep. One point.",  # uncontested: no margin
                    "Ann and Cy are co-champions!"):  # said once, with the standings
         assert phrase in said, (phrase, said)

@@ -407,10 +407,16 @@ def test_every_answer_is_declared_in_full(client: FlaskClient, table: Table) -> 
     for game in sorted(REGISTRY):
         start(client, game)
         check_answer("/api/state", client.get("/api/state").get_json())
+        # pause and resume while the game can still be paused: a claim answered by every
+        # seat may end a game of Pig before the next request arrives
+        for path, body in [("/api/pause", {}), ("/api/resume", {})]:
+            resp = post(client, path, body)
+            assert resp.status_code == 200, (game, path, resp.get_json())
+            check_answer(path, resp.get_json(), "post")
         for seat in SEATS:
             post(client, "/api/press", {"seat": seat})
         for path, body in [("/api/penalty", {"round": 1, "seat": "Red", "reason": "peeked"}),
-                           ("/api/undo", {}), ("/api/pause", {}), ("/api/resume", {}),
+                           ("/api/undo", {}),
                            ("/api/facts", {"round": 1, "void": True}), ("/api/end", {})]:
             resp = post(client, path, body)
             assert resp.status_code == 200, (game, path, resp.get_json())
@@ -491,9 +497,9 @@ def test_extra_fields_in_a_log_line_are_allowed() -> None:
 
 @pytest.mark.parametrize(("line", "message"), [
     ({"type": "penalty", "round": 1, "seat": "Blue", "count": 1},
-     "line 3: missing field 'reason'"),
+     "line 3: missing field 'reason': add it, a non-empty text"),
     ({"type": "penalty", "round": 1, "seat": "Blue", "reason": "peeked"},
-     "line 3: missing field 'count'"),
+     "line 3: missing field 'count': add it, a whole number ≥ 1"),
     ({"type": "penalty", "round": 1, "seat": "Blue", "count": 1, "reason": ""},
      "line 3: reason must be a non-empty text, not ''"),
     ({"type": "press", "t_us": -1, "seat": "Blue"}, "line 3: t_us must be a whole number ≥ 0, not -1"),
@@ -502,7 +508,8 @@ def test_extra_fields_in_a_log_line_are_allowed() -> None:
     ({"type": "cue", "t_us": True}, "line 3: t_us must be a whole number ≥ 0, not True"),
     ({"type": "Press", "t_us": 5}, "line 3: unknown type 'Press'; use game, cue, press, facts, "
                                    "penalty or undo"),
-    ({"t_us": 5}, "line 3: missing field 'type'"),
+    ({"t_us": 5}, "line 3: missing field 'type': add it, one of game, cue, press, facts, "
+                  "penalty or undo"),
     (["press"], "line 3: each line must be a JSON object"),
     ('{"type": "press", "t_us": 5, "seat": "Blue\\ud800"}',
      "line 3: seat holds 'Blue\\ud800', half of a character; send text"),

@@ -52,7 +52,7 @@ def test_ruling_phrase_from_a_ruling() -> None:
     # the reason's own phrase key says it: an unclear race is not a clean round
     unclear = Ruling(1, None, 0, PigWhy.UNCLEAR, None, (("n", "2"), ("act", "grab a spoon")))
     assert unclear.text == "unclear: 2 did not grab a spoon"
-    assert text(*ruling_phrase(unclear)) == "Unclear: nobody loses."
+    assert text(*ruling_phrase(unclear)) == "Unclear: 2 did not grab a spoon: nobody loses."
     # a unit the phrase table has no words for is said in the game's own words
     point = ruling_phrase(Ruling(1, "Blue", 2, Why.LAST_TO_THE_PIG), "points", "en",
                           ("point", "points"))
@@ -92,9 +92,9 @@ def test_every_phrase_of_an_eight_seat_table_is_listed_once() -> None:
     assert all(s and "{" not in s for s in said)
     for beat in ("Spank", "the", "PIG!", "Pass!", "flip!", *(f"{s}," for s in SEATS)):
         assert beat in said
-    for expected in ("Too close to call.", "Last round!", "Judge: pig or no pig?",
-                     "Judge: match or no match?", "Four of a kind? Quietly grab a spoon.",
-                     "Teal: P, I, G.", "Unclear: nobody loses."):
+    for expected in ("Too close to call.", "Last round!", "Judge: Pig or no pig?",
+                     "Judge: Match or no match?", "Four of a kind? Quietly grab a spoon.",
+                     "Teal takes the letter G."):
         assert expected in said
 
 

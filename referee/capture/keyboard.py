@@ -12,10 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from referee.clock import now_us
+from referee.config import DOUBLE_KEYS, JUDGE_KEYS, JUDGE_SEAT, SLAP_KEYS
 from referee.events import JudgeKey
-
-SLAP_KEYS = "12345678"
-DOUBLE_KEYS = "qwertyui"
 
 
 def key_map(seats: list[str]) -> dict[str, tuple[str, str]]:
@@ -23,6 +21,14 @@ def key_map(seats: list[str]) -> dict[str, tuple[str, str]]:
     for i, seat in enumerate(seats):
         keys[SLAP_KEYS[i]] = (seat, "slap")
         keys[DOUBLE_KEYS[i]] = (seat, "double")
+    return keys
+
+
+def button_keys(seats: list[str], judge: bool = True) -> dict[str, tuple[str, str]]:
+    """Every key that stands for a button of the box: seats' slap and double, the judge keypad."""
+    keys = key_map(seats)
+    if judge:
+        keys.update({k: (JUDGE_SEAT, v) for k, v in JUDGE_KEYS.items()})
     return keys
 
 
@@ -38,6 +44,14 @@ def help_text(seats: list[str], doubles: bool) -> str:
     return "\n".join(lines)
 
 
+def _say(table: Any, line: str) -> None:
+    print(line, file=table.out, flush=True)
+
+
+def _key_name(ch: str) -> str:
+    return repr(ch) if not ch.isprintable() or ch.isspace() else ch
+
+
 @contextlib.contextmanager
 def cbreak(fd: int) -> Iterator[None]:
     old = termios.tcgetattr(fd)
@@ -49,31 +63,83 @@ def cbreak(fd: int) -> Iterator[None]:
 
 
 def handle_key(table: Any, ch: str) -> bool:
-    """Act on one key; False means quit."""
+    """Act on one key and say what it did, or why it did nothing; False means quit.
+
+    Every key is echoed on its own line ("1 → Blue slap"), so a key that registered is never in
+    doubt; a key that does nothing says why ("n → judge NO: nothing is asked now").
+    """
     engine = table.engine
     seats = list(engine.rules.seats)
     keys = key_map(seats)
     if ch in keys:
         seat, button = keys[ch]
-        if button in engine.rules.BUTTONS and (button == "slap" or _has_double(table, seat)):
+        if button not in engine.rules.BUTTONS:
+            _say(table, f"{ch} → nothing: {engine.rules.TITLE} has no {button} button")
+        elif button not in engine.rules.race_buttons:
+            _say(table, f"{ch} → nothing: {button} buttons are not used with this game's options")
+        elif button == "double" and not _has_double(table, seat):
+            _say(table, f"{ch} → nothing: {seat} has no double button on this box")
+        else:
+            _say(table, f"{ch} → {seat} {button}{_press_note(engine, seat, button)}")
             table.box.press(seat, button)
     elif ch in "jn":
+        name = "YES" if ch == "j" else "NO"
+        asked = engine.rules.status().awaiting
+        latest = engine.snapshot()["round"]
+        refused = engine.rules.refutable(latest) if ch == "n" and latest else None
+        if asked is None and refused is not None:
+            _say(table, f"{ch} → judge NO to round {latest}'s claim: {refused.answers[1]}")
+        elif asked is None:
+            _say(table, f"{ch} → judge {name}: nothing is asked now, so it does nothing")
+        else:
+            _say(table, f"{ch} → judge {name} to round {asked.round}'s question")
         table.submit(JudgeKey(now_us(), "yes" if ch == "j" else "no"))
     elif ch == "z":
+        if engine.rules.judge_log:
+            _say(table, f"{ch} → judge UNDO")
+        else:
+            _say(table, f"{ch} → judge UNDO: there is no judge action to undo")
         table.submit(JudgeKey(now_us(), "undo"))
     elif ch == "p":
+        paused = engine.paused  # paused, or pausing once the round in hand is ruled
+        _say(table, f"{ch} → {'resume' if paused else 'pause'}")
         try:
-            # paused, or pausing once the round in hand is ruled: p takes it back
-            engine.command("resume" if engine.paused else "pause")
+            engine.command("resume" if paused else "pause")
         except ValueError as exc:
-            print(exc, file=table.out, flush=True)
+            _say(table, f"{ch} → {exc}")
     elif ch == "s":
-        engine.command("standings")
+        st = engine.command("standings")
+        rows = sorted(st["seats"], key=lambda r: (r["place"], seats.index(r["seat"])))
+        _say(table, f"{ch} → standings: " + ", ".join(
+            f"{r['place']}. {r['seat']} {r['score']}" for r in rows))
     elif ch == "h":
-        print(help_text(seats, "double" in engine.rules.BUTTONS), file=table.out, flush=True)
+        _say(table, help_text(seats, "double" in engine.rules.BUTTONS))
     elif ch in ("x", "\x04"):
+        _say(table, f"{_key_name(ch)} → quit")
         return False
+    elif ch not in ("\n", "\r"):
+        _say(table, f"{_key_name(ch)} → not a key here; h shows the keys")
     return True
+
+
+def _press_note(engine: Any, seat: str, button: str) -> str:
+    """Why a press will do nothing, or whose claim it answers, as far as the table shows now."""
+    rules = engine.rules
+    status = rules.status()
+    if status.over or engine.ended:
+        return ": the game is over, presses do nothing (the judge panel starts the next game)"
+    if engine.paused:
+        return ": paused (p resumes)"
+    if not status.race_open:
+        if not rules.ROUNDS_FROM_CUES:
+            return ""  # Pig: a press with no claim open is a claim
+        return ": between rounds, presses are ignored"
+    number = rules.round_count()
+    if button == "slap" and seat in rules.reactions(number):
+        return f": {seat} already pressed in round {number}; only the first press counts"
+    if not rules.ROUNDS_FROM_CUES:
+        return f": answers the claim open in round {number}"
+    return ""
 
 
 def _has_double(table: Any, seat: str) -> bool:

@@ -24,12 +24,15 @@ from the check's own thread, and may press pins (or not) in answer.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import os
 import queue
 import sys
+import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -98,6 +101,7 @@ class Report:
     leds: list[str] = field(default_factory=list)  # seats whose LED was lit, in order
     timed_out: bool = False
     held_long_s: float = 3.0
+    keys: dict[Button, str] = field(default_factory=dict)  # mock mode: the key for each button
     noise: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (glitches, bounces)
 
     @property
@@ -108,6 +112,10 @@ class Report:
     def problems(self) -> list[str]:
         out: list[str] = []
         for b in self.silent:
+            if b in self.keys:  # mocked pins: there are no wires, only the key
+                out.append(f"{b.label}: never pressed — press key {self.keys[b]} when it is "
+                           "asked for")
+                continue
             out.append(f"{b.label} ({b.where}): never pressed — {_wire_fix(b)}; or the button "
                        "is dead")
         for b in self.stuck_at_start:
@@ -147,6 +155,9 @@ class Report:
         return not self.problems()
 
 
+_STOP = object()  # put on the check's queue to end it
+
+
 class BoxError(RuntimeError):
     """The button box cannot be opened; the message names the cause and the fix."""
 
@@ -167,6 +178,7 @@ class ButtonCheck:
         stuck_after_s: float = 3.0,
         linger_s: float = 0.5,
         on_prompt: Callable[[Button], None] | None = None,
+        keys: dict[tuple[str, str], str] | None = None,
     ) -> None:
         self.config = config
         self.announcer = announcer
@@ -178,16 +190,19 @@ class ButtonCheck:
         self.stuck_after_s = stuck_after_s
         self.linger_s = linger_s  # let the last press's flash finish before the LEDs go out
         self.on_prompt = on_prompt
+        self.keys = dict(keys or {})  # mock mode from a keyboard: (seat, button) → its key
         self.buttons = configured_buttons(config)
         self._by_key = {b.key: b for b in self.buttons}
         self.events: queue.Queue[object] = queue.Queue()
-        self.report = Report(self.buttons, held_long_s=stuck_after_s)
+        self.report = Report(self.buttons, held_long_s=stuck_after_s,
+                             keys={b: self.keys[b.key] for b in self.buttons if b.key in self.keys})
         self.box: Any = None
         self._pending: list[Button] = list(self.buttons)  # not yet asked for
         self._current: Button | None = None
         self._asked_at = 0.0
         self._correct: set[Button] = set()  # answered their own prompt
         self._stuck_now: set[Button] = set()
+        self._stopping = False  # `stop()` was asked (the keyboard's x)
 
     # ------------------------------------------------------------------------------- output
 
@@ -248,6 +263,10 @@ class ButtonCheck:
                     f"asked: {names}.")
         self._print(f"Each press is said and flashes its seat's LED; the check ends when every "
                     f"button has been asked for, or after {self.seconds:g} s (Ctrl-C stops it).")
+        if self.keys:
+            self._print("Mocked pins: the keyboard is the box (" + ", ".join(
+                f"{k} = {'Judge ' + b.upper() if seat == JUDGE_SEAT else seat + ' ' + b}"
+                for (seat, b), k in self.keys.items()) + "; x stops).")
         self._say_text("Button check. Press each button in turn when asked.")
 
     def _led_walk(self) -> None:
@@ -275,6 +294,9 @@ class ButtonCheck:
                 event = self.events.get_nowait()
             except queue.Empty:
                 return
+            if event is _STOP:  # kept for the loop, which ends the check
+                self._stopping = True
+                continue
             self._handle(event)
 
     def _next_prompt(self) -> Button | None:
@@ -287,7 +309,8 @@ class ButtonCheck:
         self._pending.remove(b)
         self._current = b
         self._asked_at = time.monotonic()
-        self._print(f"→ press {b.label}")
+        key = f" (key {self.keys[b.key]})" if b.key in self.keys else ""
+        self._print(f"→ press {b.label}{key}")
         if self.on_prompt is not None:
             self.on_prompt(b)
 
@@ -296,6 +319,9 @@ class ButtonCheck:
 
         deadline = time.monotonic() + self.seconds
         while True:
+            if self._stopping:
+                self._print("Stopped.")
+                return
             if self._current is None:
                 b = self._next_prompt()
                 if b is None:  # everything asked, or only held-down buttons are left
@@ -318,7 +344,14 @@ class ButtonCheck:
             except queue.Empty:
                 self.box.check_stuck(now_us())
                 continue
+            if event is _STOP:
+                self._stopping = True
+                continue
             self._handle(event)
+
+    def stop(self) -> None:
+        """End the check early (from another thread: the keyboard's x), as Ctrl-C does."""
+        self.events.put(_STOP)
 
     def _button_of(self, event: object) -> Button | None:
         from referee.events import JudgeKey
@@ -431,15 +464,58 @@ def run_buttons(args: argparse.Namespace, *, out: TextIO | None = None,
         use_mock_pins()
     seconds = getattr(args, "seconds", None)
     announcer = make_announcer(config, no_speech=bool(getattr(args, "no_speech", False)), out=out)
+    keyboard = bool(getattr(args, "mock", False)) and sys.stdin.isatty()
+    if keyboard and "keys" not in options:
+        options["keys"] = _keys_for(config)
     try:
         check = ButtonCheck(config, announcer=announcer, out=out,
                             seconds=60.0 if seconds is None else float(seconds),
                             on_prompt=on_prompt, **options)
         try:
-            report = check.run()
+            if keyboard:
+                with _keyboard_box(check):
+                    report = check.run()
+            else:
+                report = check.run()
         except BoxError as exc:
             raise UsageError(str(exc)) from None
         _wait_quiet(announcer)
     finally:
         announcer.close()
     return 0 if report.ok else 1
+
+
+def _keys_for(config: TableConfig) -> dict[tuple[str, str], str]:
+    """The play keys (1–8 slap, q–i double, j/n/z judge) for the buttons this box has."""
+    from referee.capture.keyboard import button_keys
+
+    keys = button_keys([s.name for s in config.seats], judge=config.judge is not None)
+    have = {b.key for b in configured_buttons(config)}
+    return {button: key for key, button in keys.items() if button in have}
+
+
+@contextlib.contextmanager
+def _keyboard_box(check: ButtonCheck) -> Iterator[None]:
+    """Mock mode on a terminal: each key presses its mocked button; x (or Ctrl-D) stops."""
+    from referee.capture.keyboard import cbreak
+
+    by_key = {key: button for button, key in check.keys.items()}
+    fd = sys.stdin.fileno()
+
+    def read() -> None:
+        while True:
+            data = os.read(fd, 1)
+            ch = data.decode(errors="ignore").lower() if data else "\x04"
+            if ch in ("x", "\x04"):
+                check.stop()
+                return
+            button = by_key.get(ch)
+            box = check.box
+            if button is not None and box is not None:
+                box.press(*button)
+            elif ch not in ("\n", "\r"):
+                check._print(f"{ch!r} is not a button key; the keys are listed above")
+
+    with cbreak(fd):
+        threading.Thread(target=read, name="buttons-keyboard", daemon=True).start()
+        yield

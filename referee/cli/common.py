@@ -4,12 +4,50 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import threading
+from typing import TextIO
 
 from referee.config import ConfigError, TableConfig, default_config, load_config, parse_seats
 
 
 class UsageError(Exception):
     """A user mistake: printed as one line, exit status 2."""
+
+
+class Lines:
+    """A text stream that several threads print to, written a whole line at a time.
+
+    `print()` writes a line's text and its newline as two writes, so the engine thread's "» Deal
+    18 cards to each player." and the main thread's "Table Referee …" could run together on one
+    line. Each thread's text is held until its newline and then written, with the newline, under
+    one lock."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self._lock = threading.Lock()
+        self._partial = threading.local()
+
+    def write(self, text: str) -> int:
+        held: str = getattr(self._partial, "text", "") + text
+        head, sep, tail = held.rpartition("\n")
+        self._partial.text = tail
+        if sep:
+            with self._lock:
+                self.stream.write(head + sep)
+                self.stream.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        with self._lock:
+            self.stream.flush()
+
+    def getvalue(self) -> str:
+        """What a `StringIO` under it holds (tests read the output this way)."""
+        value: str = self.stream.getvalue()  # type: ignore[attr-defined]
+        return value
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.stream, name)
 
 
 def table_config(args: argparse.Namespace, game: str | None = None) -> TableConfig:

@@ -19,11 +19,20 @@ from typing import TYPE_CHECKING, Any
 from referee import __version__
 from referee.cli.common import UsageError, table_config
 from referee.cli.table import HardwareError
-from referee.config import ConfigError, TableConfig, check_pin
+from referee.config import (
+    DOUBLE_KEYS,
+    JUDGE_KEYS,
+    SLAP_KEYS,
+    ConfigError,
+    TableConfig,
+    check_pin,
+)
 from referee.rules.base import games, rules_for
 from referee.rules.declare import RulesError
 from referee.store.database import StoreError, connect, export_lines
 from referee.store.tablelog import LogError, dumps, replay
+
+DB_DEFAULT = "default: $REFEREE_DB, else ~/.local/share/table-referee/referee.db"
 
 if TYPE_CHECKING:
     from referee.cli.table import Table
@@ -119,7 +128,7 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
                              f"choose another --port or --host") from None
     try:
         table = Table(config, db=args.db, mock=args.mock or demo, no_speech=args.no_speech,
-                      pin=pin)
+                      pin=pin, demo=demo)
     except BaseException:
         if sock is not None:
             sock.close()
@@ -249,11 +258,13 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--seats", help="seat names in seat order, e.g. Blue,Red,Green,Yellow")
         sp.add_argument("--option", action="append", metavar="KEY=VALUE", help="a game option")
         sp.add_argument("--config", help="a TOML config file (see hardware/config.example.toml)")
-        sp.add_argument("--db", help="the SQLite table log (default: ~/.local/share/...)")
+        sp.add_argument("--db", help=f"the SQLite table log ({DB_DEFAULT})")
         sp.add_argument("--host", help="scoreboard address (default 127.0.0.1)")
         sp.add_argument("--port", type=port_number, help="scoreboard port (default 8000)")
         sp.add_argument("--no-speech", action="store_true", help="print phrases instead")
-        sp.add_argument("--pin", help="the table PIN for judge actions (default: random)")
+        sp.add_argument("--pin", help="the table PIN for the judge panel, setup and the virtual "
+                                      "box: 4 to 8 digits (default: 6 random digits, printed at "
+                                      "start)")
         sp.add_argument("--no-web", action="store_true", help="no scoreboard")
         sp.add_argument("--new", action="store_true", help="start a new game, never resume")
         sp.add_argument("--exit-when-over", action="store_true", help=argparse.SUPPRESS)
@@ -274,31 +285,60 @@ def build_parser() -> argparse.ArgumentParser:
     table_args(sp)
     sp.set_defaults(func=cmd_demo, mock=True)
 
-    sp = sub.add_parser("replay", help="re-rule a recorded table log")
-    sp.add_argument("log", help="a table log (JSON Lines), or - for standard input")
-    sp.add_argument("--option", action="append", metavar="KEY=VALUE")
+    sp = sub.add_parser(
+        "replay", help="re-rule a recorded table log",
+        description="Re-rule a recorded table log with the same rules the live table uses, and "
+                    "print each ruling and the standings as JSON Lines. A bad line is reported "
+                    "with its line number and exit status 2.")
+    sp.add_argument("log", help="a table log (JSON Lines, as referee export writes it), "
+                                "or - to read standard input")
+    sp.add_argument("--option", action="append", metavar="KEY=VALUE",
+                    help="change a game option for this replay, e.g. --option tie_us=2000 "
+                         "(repeat for several); the log's own options are kept otherwise")
     sp.set_defaults(func=cmd_replay)
 
-    sp = sub.add_parser("export", help="write a game's table log to standard output")
-    sp.add_argument("game_id", nargs="?", type=int, help="the game (default: the latest)")
-    sp.add_argument("--db")
+    sp = sub.add_parser(
+        "export", help="write a game's table log to standard output",
+        description="Write one game's table log (JSON Lines, every option with its value) to "
+                    "standard output, for referee replay or to keep.")
+    sp.add_argument("game_id", nargs="?", type=int,
+                    help="the game's number, as the History page lists it (default: the latest)")
+    sp.add_argument("--db", help=f"the SQLite database to read ({DB_DEFAULT})")
     sp.set_defaults(func=cmd_export)
 
-    sp = sub.add_parser("buttons", help="button check: press each button")
-    sp.add_argument("--config")
-    sp.add_argument("--mock", action="store_true")
-    sp.add_argument("--seats")
-    sp.add_argument("--no-speech", action="store_true")
-    sp.add_argument("--seconds", type=float, default=60.0, help="give up after this long")
+    sp = sub.add_parser(
+        "buttons", help="button check: press each button",
+        description="Check a freshly built box: each seat LED lights in turn, then each button is "
+                    "asked for by name; the summary names every silent, stuck or swapped button "
+                    "with its fix. Exit status 0 when all is well, 1 when something needs fixing.")
+    sp.add_argument("--config", help="the TOML config whose pins to check "
+                                     "(see hardware/config.example.toml; default: the standard pins)")
+    sp.add_argument("--mock", action="store_true",
+                    help="mocked pins, no hardware: on a terminal the keyboard is the box "
+                         f"({SLAP_KEYS[0]}-{SLAP_KEYS[-1]} slap, {DOUBLE_KEYS[0]}-{DOUBLE_KEYS[-1]} "
+                         f"double, {'/'.join(JUDGE_KEYS)} judge YES/NO/UNDO, x stops)")
+    sp.add_argument("--seats", help="seat names in seat order, e.g. Blue,Red,Green,Yellow "
+                                    "(default: the config's)")
+    sp.add_argument("--no-speech", action="store_true",
+                    help="print each press instead of saying it")
+    sp.add_argument("--seconds", type=float, default=60.0,
+                    help="end the check after this many seconds (default 60)")
     sp.add_argument("--prompt-seconds", type=float, default=10.0,
-                    help="how long to wait for each button asked for")
-    sp.add_argument("--no-judge", action="store_true", help="the box has no judge keypad")
+                    help="how long to wait for each button asked for before moving on "
+                         "(default 10)")
+    sp.add_argument("--no-judge", action="store_true",
+                    help="the box has no judge keypad: do not ask for its keys")
     sp.set_defaults(func=cmd_buttons)
 
-    sp = sub.add_parser("doctor", help="check GPIO, pins, audio, speech, database, scoreboard")
-    sp.add_argument("--config")
-    sp.add_argument("--mock", action="store_true")
-    sp.add_argument("--db")
+    sp = sub.add_parser(
+        "doctor", help="check GPIO, pins, audio, speech, database, scoreboard",
+        description="Check that this machine can run a table: GPIO access and the pin factory, "
+                    "the configured pins, the audio output, espeak-ng and pyttsx3, the database "
+                    "and the scoreboard's port. Each problem is one line with its fix.")
+    sp.add_argument("--config", help="the TOML config to check (see hardware/config.example.toml)")
+    sp.add_argument("--mock", action="store_true",
+                    help="mocked pins: check everything but the GPIO hardware (on a laptop)")
+    sp.add_argument("--db", help=f"the SQLite database to check ({DB_DEFAULT})")
     sp.set_defaults(func=cmd_doctor)
 
     sp = sub.add_parser("calibrate", help="measure the speaker's delay with a microphone")

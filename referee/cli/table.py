@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
+from referee.cli.common import Lines
 from referee.clock import now_us
 from referee.config import TableConfig, build_seats
 from referee.engine.loop import Command, Engine, Item, open_game, resume_game
@@ -104,10 +105,13 @@ class Table:
         box: bool = True,
         clock: Callable[[], int] = now_us,
         count_in_ms: int = 1500,
+        demo: bool = False,
     ) -> None:
         self.config = config
         self.mock = mock
-        self.out = out if out is not None else sys.stdout
+        self.demo = demo  # `referee demo`: its games are marked so, and stay out of the ratings
+        # whole lines only: the engine thread and the keyboard print at the same time
+        self.out = cast(TextIO, Lines(out if out is not None else sys.stdout))
         self.pin = pin or config.pin or f"{secrets.randbelow(1_000_000):06d}"
         self.store = Store(db or config.db or default_db())
         self.announcer = announcer or make_announcer(config, no_speech=no_speech, out=self.out)
@@ -223,6 +227,8 @@ class Table:
         if engine is None:
             engine = open_game(self.store, GameStart(game, seats, opts), self.announcer,
                                practice=practice, **kw)
+            if self.demo:
+                self.store.mark(engine.game_id, "demo", True)
         for listener in self.listeners:
             engine.subscribe(listener)
         self.engine = engine

@@ -12,7 +12,7 @@ import logging
 import queue
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +40,13 @@ from referee.rules.replay import drive
 from referee.store.database import StorageFull, Store
 from referee.store.tablelog import new_rules
 from referee.voice.announce import Announcer
-from referee.voice.phrases import ruling_phrase, standings_text
+from referee.voice.phrases import (
+    correction_changes,
+    question_text,
+    ruling_phrase,
+    ruling_shown,
+    standings_text,
+)
 from referee.voice.phrases import text as phrase_text
 from referee.voice.phrases import words as phrase_words
 
@@ -128,6 +134,8 @@ class Engine:
         self.ruled_at: dict[int, int] = {}  # round → engine time its ruling was published
         self.spoken = 0  # phrases said so far (a round that said nothing keeps the turn pace)
         self._spoken_at_call = 0
+        self.shown_phase = ""  # the phase of the latest state sent to the pages
+        self.calling_seat: str | None = None  # the seat it named ("Blue, flip!")
         self.storage_full = ""  # the one line said when the log could not grow; "" while it can
 
     @property
@@ -365,7 +373,9 @@ class Engine:
         changed = self.rules.take_changed()
         for number in changed:
             self._announce(number)
-        if changed:
+        if changed or self.phase() != self.shown_phase:
+            # a race can close with nothing to rule (a flip nobody claimed): the pages must
+            # still stop showing it as open
             self._publish("state", self.snapshot())
         if self.cue_us is not None and now >= self.cue_us:
             self.cue_us = None
@@ -484,6 +494,7 @@ class Engine:
             beats[-1] if beats else "")
         t_cue = self.announcer.cadence(call.phrase, params, self.rules.schedule().tempo_ms)
         seat = call.seat
+        self.calling_seat = seat
         self.feed(Cue(t_cue + self.offset_us, seat))
         self.cue_us = self.last_cue_us = t_cue + self.offset_us
         self.cue_word = beats[-1] if beats else ""
@@ -508,14 +519,17 @@ class Engine:
                 self.leds.blink(r.seat)
         correction = (before is not None and self.correcting
                       and not any(isinstance(o, Awaiting) for o in before))
-        if correction:
-            text = "; ".join(
-                f"{r.seat or 'nobody'} {r.delta:+d}" for r in rulings) or "no penalties"
-            self.say("correction", {"round": number, "text": text}, interrupt=True)
-        else:
-            new = [r for r in rulings if before is None or r not in before]
-            for r in new:
-                self.say(*ruling_phrase(r, self.rules.UNIT, unit_words=self.rules.UNIT_WORDS))
+        old = [o for o in before or () if isinstance(o, Ruling)]
+        if correction and any(r not in rulings for r in old):
+            # a ruling was taken back: say who takes or sheds what, then the new rulings why
+            changes = correction_changes(old, rulings, self.rules.UNIT,
+                                         unit_words=self.rules.UNIT_WORDS)
+            if changes:  # (no score changed: the new rulings below say why)
+                self.say("correction", {"round": number, "changes": changes}, interrupt=True)
+        new = [r for r in rulings if r not in old]
+        if new or not correction:
+            for r in new:  # a penalty given: said with its reason, as any ruling
+                self.say(*self.ruling_words(r))
             for key, params in self.rules.said_after(number, new, before is None):
                 self.say(key, params)
         facts = {f.name: f for f in self.rules.facts()}
@@ -523,7 +537,32 @@ class Engine:
             self.say(*self._question(tuple(  # a need the game forgot to declare: its name
                 facts.get(n) or Fact(n, "flag", n, f"{n}?", f"{n}?") for n in a.need)))
         self._publish("ruling", {"round": number, "rulings": [o.to_json() for o in outputs],
+                                 "rulings_said": self.shown(outputs),
                                  "correction": correction})
+
+    def ruling_words(self, r: Ruling) -> tuple[str, dict[str, Any]]:
+        """The phrase that says ruling `r` (and the pages show): seats that never pressed said so."""
+        never: tuple[str, ...] = ()
+        button, pressed = self.rules.NEVER.get(r.reason, ("slap", self.rules.PRESSED))
+        if r.seat is None or r.reason in self.rules.NEVER:
+            pressers = self.rules.pressers(r.round, button)
+            never = tuple(s for s in self.rules.racing(r.round) if s not in pressers)
+        return ruling_phrase(r, self.rules.UNIT, unit_words=self.rules.UNIT_WORDS,
+                             never=never, pressed=pressed)
+
+    def shown(self, outputs: Sequence[Ruling | Awaiting]) -> list[dict[str, str]]:
+        """What the pages show for each ruling line, in the words the referee says it: the
+        sentence (`said`) and the part beside the seat (`what`); for a question, `question`.
+        Beside the ruling lines, which keep the table log's shape."""
+        facts = {f.name: f for f in self.rules.facts()}
+        shown: list[dict[str, str]] = []
+        for o in outputs:
+            if isinstance(o, Ruling):
+                shown.append(ruling_shown(*self.ruling_words(o)))
+            else:
+                shown.append({"question": question_text(
+                    o.need, [facts[n].question if n in facts else f"{n}?" for n in o.need])})
+        return shown
 
     @staticmethod
     def _question(asked: tuple[Fact, ...]) -> tuple[str, dict[str, Any]]:
@@ -566,6 +605,12 @@ class Engine:
             return
         awaiting = self.rules.status().awaiting
         if awaiting is None:
+            # NO with nothing asked refuses the latest claim the box took at its word
+            latest = self._shown_round()
+            fact = self.rules.refutable(latest) if key == "no" and latest else None
+            if fact is not None:
+                self.feed(Facts(latest, {fact.name: fact.no}))
+                return
             if key == "yes":
                 if self.rhythm.phase is Phase.OVER:
                     self.next_game()
@@ -665,6 +710,13 @@ class Engine:
             return "paused"
         return "ruled" if status.round else "setup"
 
+    def _turn(self) -> str | None:
+        """The seat whose turn it is (the one the call named, or the next), if calls name one."""
+        if self.rules.status().race_open:
+            return self.calling_seat
+        call = self.rules.next_call()
+        return call.seat if call is not None else None
+
     def _shown_round(self) -> int:
         """The round the scoreboard shows: for a silent race, the latest ruled one."""
         status = self.rules.status()
@@ -692,8 +744,12 @@ class Engine:
             "seat_order": list(rules.seats),
             "ready": [s for s in rules.seats if s in self.rhythm.ready],
             "rulings": [o.to_json() for o in outputs if isinstance(o, Ruling)],
+            "rulings_said": self.shown([o for o in outputs if isinstance(o, Ruling)]),
             "reactions_us": rules.reactions(latest) if latest else {},
+            "racing": list(rules.racing(latest)) if latest else list(rules.seats),
+            "turn": self._turn(),
             "awaiting": status.awaiting.to_json() if status.awaiting else None,
+            "question": self.shown([status.awaiting])[0]["question"] if status.awaiting else None,
             "final": bool(final["final"]) if final else st.final,
             "winners": list(final["winners"]) if final else list(st.winners),
             "options": dict(rules.options),
@@ -708,12 +764,16 @@ class Engine:
             "quiet": rules.schedule().silent,
             "buttons": list(rules.race_buttons),
             "earlier": [  # the rounds before, so a page opened mid-game shows them too
-                {"round": n, "rulings": [o.to_json() for o in rules.round_outputs(n)
-                                         if isinstance(o, Ruling)]}
+                {"round": n,
+                 "rulings": [o.to_json() for o in rules.round_outputs(n) if isinstance(o, Ruling)],
+                 "rulings_said": self.shown([o for o in rules.round_outputs(n)
+                                             if isinstance(o, Ruling)])}
                 for n in range(max(1, latest - 5), latest)],
         }
 
     def _publish(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "state":
+            self.shown_phase = data["phase"]
         for listener in list(self.listeners):
             try:
                 listener(kind, data)

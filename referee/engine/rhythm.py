@@ -196,10 +196,11 @@ class Rhythm:
         if not v.can_call and not self.pace.round_limit:
             self.phase = Phase.PLAYING  # a game without calls: its presses open the rounds
             return None
-        if self.start_at is None:
-            if v.quiet_at is None:
-                return None
-            self.start_at = max(v.quiet_at + self.pace.pause_us, v.earliest_call)
+        if v.quiet_at is None:
+            return None
+        # from the end of the speech as it stands now, not as it stood when the round was ruled:
+        # a correction said meanwhile (what changed, then the round's new ruling) moves it on
+        self.start_at = max(v.quiet_at + self.pace.pause_us, v.earliest_call)
         if now < self.start_at:
             return None
         limit = self.pace.round_limit

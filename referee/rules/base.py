@@ -198,7 +198,7 @@ class Rules(ABC):
 
     def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
         """The game's own words for the scoreboard: the unit, and whatever else it shows."""
-        return {"unit": list(self.UNIT_WORDS)}
+        return {"unit": list(self.UNIT_WORDS), "pressed": self.PRESSED}
 
     # -- input ------------------------------------------------------------------------------
 
@@ -346,6 +346,25 @@ class Rules(ABC):
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's reaction time in round `number`, µs (games without a cue: empty)."""
         return {}
+
+    # A ruling on a seat that never pressed is said so ("Yellow never slapped: last to spank
+    # the pig"), not with a margin to the window's end. Each such reason: (button, "slapped").
+    NEVER: ClassVar[Mapping[Reason, tuple[str, str]]] = {}
+    PRESSED: ClassVar[str] = "pressed"  # what seats that never raced did not do: "slapped"
+
+    def refutable(self, number: int) -> Fact | None:
+        """The fact the judge's NO gives round `number` when nothing is asked: a claim the box
+        took at its word (a flipper's match, a four of a kind) that the judge saw was wrong."""
+        return None
+
+    def racing(self, number: int) -> tuple[str, ...]:
+        """The seats that raced in round `number` (not those out, sitting out, or watching)."""
+        out = {r.seat for r in self.standings().seats if r.out}
+        return tuple(s for s in self.seats if s not in out)
+
+    def pressers(self, number: int, button: str = "slap") -> frozenset[str]:
+        """The seats that pressed `button` in round `number`'s race."""
+        return frozenset(self.reactions(number)) if button == "slap" else frozenset()
 
     def announcements(self, number: int) -> list[Phrase]:
         """Phrases to say before round `number` starts at a live table."""

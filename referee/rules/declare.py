@@ -51,6 +51,7 @@ class Option:
     lo: int = 0
     hi: int = 0
     choices: tuple[str | int, ...] = ()
+    labels: tuple[str, ...] = ()  # each choice in words, for the setup page ("Nobody loses")
     practice_per_seat: int | None = None
 
     @classmethod
@@ -61,8 +62,10 @@ class Option:
 
     @classmethod
     def choice(cls, name: str, default: str | int | None, choices: tuple[str | int, ...], *,
-               label: str, help: str) -> Option:
-        return cls(name, default, "choice", label, help, choices=choices)
+               label: str, help: str, labels: tuple[str, ...] = ()) -> Option:
+        if labels and len(labels) != len(choices):
+            raise ValueError(f"option {name!r}: one label per choice, {len(choices)} in all")
+        return cls(name, default, "choice", label, help, choices=choices, labels=labels)
 
     def read(self, value: Any) -> Any:
         parsed = self._number(value) if self.kind == "number" else self._choice(value)
@@ -111,6 +114,7 @@ class Option:
             out["practice_per_seat"] = self.practice_per_seat
         else:
             out["choices"] = list(self.choices)
+            out["choice_labels"] = list(self.labels) or [str(c) for c in self.choices]
         return out
 
 

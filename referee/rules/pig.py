@@ -111,15 +111,19 @@ class Pig(RederivedRules):
     SILENT_RACE: ClassVar[bool] = True  # say nothing, light nothing, show nothing at a claim
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.choice("variant", "pig", tuple(VARIANTS), label="Variant",
-                      help="what a claim looks like"),
+                      help="what a claim looks like",
+                      labels=tuple(f"{v.title()}: {VARIANTS[v].act}" for v in VARIANTS)),
         Option.number("window_ms", 15000, 1000, 600_000, unit="ms", label="Race window",
                       help="race window after a claim"),
         Option.choice("stragglers", "no-one", ("no-one", "all-lose"), label="Stragglers",
-                      help="two or more never pressed: nobody loses, or all of them do"),
+                      help="two or more never pressed: nobody loses, or all of them do",
+                      labels=("Nobody loses", "Each of them loses a life")),
         Option.choice("false_claim", "lose-life", ("lose-life", "nothing"), label="False claim",
-                      help="what a rejected claim costs the claimer"),
+                      help="what a rejected claim costs the claimer",
+                      labels=("The claimer loses a life", "Nothing")),
         Option.choice("lives", 1, (1, 3), label="Lives",
-                      help="lives per seat (3: the letters P, I, G)"),
+                      help="lives per seat (3: the letters P, I, G)",
+                      labels=("1: out at the first loss", "3: the letters P, I, G")),
         Option.number("pass_beat_ms", 0, 0, 60_000, unit="ms", label="Pass beat",
                       help="a 'Pass!' beat every so often (0: off)"),
     )
@@ -149,13 +153,23 @@ class Pig(RederivedRules):
         return Schedule(pause_ms=int(self.options["pause_ms"]), silent=True,
                         beat_ms=int(self.options["pass_beat_ms"]), beat="pass")
 
+    def refutable(self, number: int) -> Fact | None:
+        """A claim stands unless the judge says it was no four of a kind."""
+        return None if "claim" in self.facts_for(number) else self.FACTS[0]
+
+    def racing(self, number: int) -> tuple[str, ...]:
+        """The seats still in the game when round `number` was claimed."""
+        self.sync()
+        return tuple(self.rounds[number - 1].active)
+
     def reason_words(self) -> dict[str, str]:
         return {"act": VARIANTS[self.options["variant"]].done}
 
     def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
         """Letters for lives lost (P-I-G), and what a claim looks like in this variant."""
         variant = VARIANTS[self.options["variant"]]
-        return {"unit": list(self.UNIT_WORDS), "thing": variant.thing, "act": variant.act,
+        return {"unit": list(self.UNIT_WORDS), "pressed": self.PRESSED,
+                "thing": variant.thing, "act": variant.act,
                 "letters": {seat: "-".join(LETTERS[:min(n, len(LETTERS))])
                             for seat, n in scores.items()}}
 
@@ -340,8 +354,6 @@ class Pig(RederivedRules):
             elif after.lost[s] > before.lost[s] and self.options["lives"] > 1:
                 said.append(("lives", {"seat": s, "lost": after.lost[s],
                                        "left": self.options["lives"] - after.lost[s]}))
-        if after.over and not before.over:
-            said.append(("co_winners", {"seats": list(after.winners)}))
         return said
 
 

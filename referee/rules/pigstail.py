@@ -24,6 +24,7 @@ The rules, in plain words (PRODUCT.md, "Pig's Tail"; the seed rule sheet):
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -87,7 +88,9 @@ class PigsTail(RederivedRules):
     UNIT_WORDS: ClassVar[tuple[str, str]] = ("card", "cards")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.choice("take", "flipper", ("flipper", "slowest"), label="Who takes the pile",
-                      help="who takes the pile on a match"),
+                      help="who takes the pile on a match",
+                      labels=("The flipper, who claims the match",
+                              "The slowest: everyone taps on a match")),
         Option.number("turn_ms", 4000, 200, 60_000, unit="ms", label="Turn pace",
                       help="pace of the turn calls"),
         Option.number("tempo_ms", 400, 50, 5000, unit="ms", label="Tempo",
@@ -308,6 +311,25 @@ class PigsTail(RederivedRules):
         self.sync()
         rnd = self.rounds[number - 1]
         return {s: t - rnd.cue_us for s, t in rnd.taps.items()}
+
+    NEVER: ClassVar[Mapping[Reason, tuple[str, str]]] = {Why.LAST_TO_TAP: ("slap", "tapped")}
+    PRESSED: ClassVar[str] = "tapped"
+
+    def refutable(self, number: int) -> Fact | None:
+        """`flipper`: the flipper's claim, ruled a match at once, until the judge has said."""
+        self.sync()
+        rnd = self.rounds[number - 1]
+        if (self.options["take"] == "flipper" and rnd.flipper in rnd.taps
+                and "match" not in self.facts_for(number)):
+            return self.FACTS[0]
+        return None
+
+    def racing(self, number: int) -> tuple[str, ...]:
+        """`flipper`: only the flipper may claim (nobody races); `slowest`: everyone taps."""
+        self.sync()
+        if self.options["take"] == "flipper":
+            return (self.rounds[number - 1].flipper,)
+        return self.seats
 
     def announcements(self, number: int) -> list[Phrase]:
         """What to say before round `number` starts: laying out the ring before the first flip."""

@@ -29,7 +29,7 @@ The rules, in plain words (PRODUCT.md, "Spank the Pig!"; the seed rule sheet):
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -126,10 +126,11 @@ class SpankThePig(Rules):
         Option.number("window_ms", 3000, 100, 60_000, unit="ms", label="Race window",
                       help="race window after the cue"),
         Option.number("early_ms", 1000, 0, 60_000, unit="ms", label="Early window",
-                      help="before the cue, a press is early (default: the cadence, "
-                           "2 × tempo_ms)"),
+                      help="before the cue, a press is early (the cadence's length: "
+                           "twice the tempo)"),
         Option.choice("doubles", None, ("buttons", "judge", "off"), label="Doubles",
-                      help="how doubles are refereed"),
+                      help="how doubles are refereed",
+                      labels=("Double buttons race", "The judge names who was late", "Off")),
     )
     FACTS: ClassVar[tuple[Fact, ...]] = (
         Fact("pigs", "count", "Pigs on the table", "pig or no pig?", "How many pigs?", yes=1, no=0, most=72,
@@ -547,6 +548,21 @@ class SpankThePig(Rules):
         """Each seat's reaction time in round `number` (first slap − cue), µs."""
         rnd = self.rounds[number - 1]
         return {s: t - rnd.cue_us for s, t in rnd.race["slap"].items()}
+
+    NEVER: ClassVar[Mapping[Reason, tuple[str, str]]] = {
+        Why.LAST_TO_THE_PIG: ("slap", "slapped"), Why.LAST_TO_THE_PIGS: ("slap", "slapped"),
+        Why.LAST_TO_THE_DOUBLE: ("double", "declared the double"),
+        Why.LAST_TO_THE_DOUBLES: ("double", "declared the doubles")}
+    PRESSED: ClassVar[str] = "slapped"
+
+    def racing(self, number: int) -> tuple[str, ...]:
+        """The round's active seats (in sudden death: the tied leaders only)."""
+        self.sync()
+        return tuple(self.rounds[number - 1].active)
+
+    def pressers(self, number: int, button: str = "slap") -> frozenset[str]:
+        self.sync()
+        return frozenset(self.rounds[number - 1].race.get(button, {}))
 
     def announcements(self, number: int) -> list[Phrase]:
         """What to say before round `number` starts (deal at the first, last round...)."""

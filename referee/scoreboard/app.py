@@ -20,6 +20,7 @@ from flask import Flask, Response, abort, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 import referee
+from referee.config import DOUBLE_KEYS, JUDGE_KEYS, SLAP_KEYS
 from referee.engine.ports import TablePort
 from referee.rules.base import games
 from referee.scoreboard.api import ApiError, Context, register
@@ -140,7 +141,8 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
     def box() -> str:
         if not table.mock:
             abort(404)
-        return render_template("box.html", page="box", mock=True)
+        keys = {"slap": SLAP_KEYS, "double": DOUBLE_KEYS, "judge": JUDGE_KEYS}
+        return render_template("box.html", page="box", mock=True, keys=keys)
 
     @app.get("/api/openapi.json")
     def openapi() -> Response:

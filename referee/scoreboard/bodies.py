@@ -149,9 +149,20 @@ class Error(Struct):
     error: str
 
 
+class RulingWords(Struct, kw_only=True):
+    """A ruling line (or question) in the words the referee says it, beside the line itself."""
+
+    said: Annotated[str, Meta(description="the sentence said aloud")] | UnsetType = UNSET
+    what: Annotated[str, Meta(
+        description="the part shown beside the seat and its count")] | UnsetType = UNSET
+    question: Annotated[str, Meta(description="the judge's question, as asked aloud")] \
+        | UnsetType = UNSET
+
+
 class EarlierRound(Struct):
     round: int
     rulings: list[RulingLine]
+    rulings_said: list[RulingWords] | UnsetType = UNSET
 
 
 class Box(Struct):
@@ -185,9 +196,17 @@ class State(Struct, forbid_unknown_fields=True, kw_only=True):
     seats: Annotated[list[SeatScore], Meta(description="standings order")]
     seat_order: list[str]
     rulings: Annotated[list[RulingLine], Meta(description="the latest round's rulings")]
+    rulings_said: Annotated[list[RulingWords], Meta(
+        description="each of `rulings` in the words the referee says it")] | UnsetType = UNSET
     reactions_us: Annotated[dict[str, int], Meta(
         description="seat → reaction time in the latest round, µs")]
+    racing: Annotated[list[str], Meta(
+        description="the seats that raced in the latest round")] | UnsetType = UNSET
+    turn: Annotated[str | None, Meta(
+        description="the seat whose turn it is, when calls name one")] | UnsetType = UNSET
     awaiting: AwaitingLine | None
+    question: Annotated[str | None, Meta(
+        description="the judge's question, in the words said aloud")] | UnsetType = UNSET
     final: bool
     winners: list[str]
     options: dict[str, Any]
@@ -242,6 +261,8 @@ class GameSummary(Struct):
     standings: list[SeatScore]
     winners: list[str]
     error: str | None
+    demo: Annotated[bool, Meta(
+        description="a `referee demo` game: listed, not rated")] = False
 
 
 class Setup(Struct):

@@ -10,7 +10,10 @@ latest summary at once; so any number of history requests cost the table at most
 Rating: Elo over pairwise results. In a game of n players each pair meets once: a better place
 scores 1, a shared place ½ (a tie is half a win), a worse place 0. Each player's rating moves by
 K/(n−1) × (scored − expected), from the ratings before the game, games taken in the order played.
-Only games that are over (or ended by the judge) after at least one ruled round count.
+Only games that are over (or ended by the judge) after at least one ruled round count, and only
+real games: a `referee demo` game is listed but neither rated nor counted in the reaction times.
+A reaction is a press answering a cue; the press that opens a round (a claim, in games whose
+rounds a press opens) answers nothing, so it is no reaction (it would read as "0 ms").
 """
 
 from __future__ import annotations
@@ -45,16 +48,18 @@ class GameSummary:
     winners: tuple[str, ...]
     reactions_us: dict[str, tuple[int, ...]] = field(default_factory=dict)
     error: str | None = None
+    demo: bool = False
 
     @property
     def rated(self) -> bool:
-        return self.error is None and self.rounds > 0 and (self.final or self.ended)
+        return (self.error is None and not self.demo and self.rounds > 0
+                and (self.final or self.ended))
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "game": self.game, "title": self.title, "seats": list(self.seats),
                 "created": self.created, "rounds": self.rounds, "final": self.final,
                 "ended": self.ended, "standings": list(self.standings),
-                "winners": list(self.winners), "error": self.error}
+                "winners": list(self.winners), "error": self.error, "demo": self.demo}
 
 
 _cache: dict[tuple[str, int], tuple[int, float, GameSummary]] = {}  # (stamp, when, summary)
@@ -106,10 +111,11 @@ def _refresh(db_key: str, row: dict[str, Any], busy: threading.Lock) -> None:
 def _summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str, stamp: int,
                ended: bool) -> GameSummary:
     game_id = int(row["id"])
+    demo = bool(marks(conn, game_id, "demo"))
     cls = REGISTRY.get(row["game"])
     title = cls.TITLE if cls is not None else row["game"]
     base = {"id": game_id, "game": row["game"], "title": title, "seats": tuple(row["seats"]),
-            "created": row["created"], "ended": ended}
+            "created": row["created"], "ended": ended, "demo": demo}
     try:
         # read up to the counted events only: a press logged meanwhile waits for the next stamp
         result = replay(_first_lines(export_lines(conn, game_id), stamp // 2 + 1))
@@ -120,9 +126,10 @@ def _summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str, stamp
         rules = result.rules
         rounds = rules.status().round
         reactions: dict[str, list[int]] = {}
+        opened_by_press = not rules.ROUNDS_FROM_CUES  # a claim opens the round: no reaction
         for number in range(1, rules.round_count() + 1):
             for seat, us in rules.reactions(number).items():
-                if us >= 0:
+                if us > 0 or (us == 0 and not opened_by_press):
                     reactions.setdefault(seat, []).append(us)
         st = result.standings
         summary = GameSummary(
@@ -186,6 +193,8 @@ def player_stats(summaries: list[GameSummary]) -> list[PlayerStats]:
         return players.setdefault(name, PlayerStats(name))
 
     for game in summaries:
+        if game.demo:
+            continue
         for seat, times in game.reactions_us.items():
             player(seat).reactions_us.extend(times)
         if not game.rated:
@@ -215,11 +224,11 @@ def chart(stats: list[PlayerStats], width: int = 480, row: int = 34) -> dict[str
     """Geometry of the reaction-time chart: one bar per player to the median, a tick at the best."""
     rows = [p for p in stats if p.reactions_us]
     rows.sort(key=lambda p: statistics.median(p.reactions_us))
-    label_w, pad = 112, 12
+    label_w, pad, value_w = 112, 12, 44  # value_w: room for the median's figure after its bar
     top = max((statistics.median(p.reactions_us) for p in rows), default=0) / 1000
     step = 100 if top <= 600 else 250 if top <= 1500 else 500
     scale_max = max(step, (int(top // step) + 1) * step)
-    plot_w = width - label_w - pad * 2
+    plot_w = width - label_w - pad * 2 - value_w
 
     def x(ms: float) -> float:
         return round(label_w + plot_w * ms / scale_max, 1)

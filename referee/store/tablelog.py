@@ -92,7 +92,7 @@ def _explain(exc: msgspec.ValidationError, obj: Any) -> str:
         return "each line must be a JSON object"
     kind = obj.get("type")
     if "type" not in obj:
-        return "missing field 'type'"
+        return "missing field 'type': add it, one of " + words(list(_TAGS))
     shape = _TAGS.get(kind) if isinstance(kind, str) else None
     if shape is None:
         return f"unknown type {kind!r}; use {words(list(_TAGS))}"

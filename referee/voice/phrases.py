@@ -30,22 +30,27 @@ ENGLISH: dict[str, list[str]] = {
     "turn": ["{seat},", "flip!"],
     "pass": ["Pass!"],
     # rulings ({count_words}: see count_words(); {margin_ms}: whole milliseconds)
-    "ruling": ["{seat}: {reason} by {margin_ms} milliseconds. {count_words}."],
-    "ruling_plain": ["{seat}: {reason}. {count_words}."],
+    # (the pages show the same words: {what} beside the seat and its count)
+    "ruling": ["{seat}: {what}. {count_words}."],
+    "what_margin": ["{reason} by {margin_ms} milliseconds"],
+    "ruling_never": ["{seat} {what}. {count_words}."],  # {what}: "never slapped: last to..."
+    "what_never": ["never {pressed}: {reason}"],  # the seat never pressed: no margin to tell
     "too_close": ["Too close to call."],
+    "too_close_never": ["{seats} never {pressed}: too close to call."],
     "nobody": ["Clean round."],
-    "unclear": ["Unclear: nobody loses."],
-    "correction": ["Correction, round {round}: {text}"],
+    "unclear": ["{Reason}: nobody loses."],  # {Reason}: the ruling's, capitalised
+    # a correction says what changed, seat by seat ({changes}: "Dev sheds one whammy; Ben...")
+    "correction": ["Correction, round {round}: {changes}."],
     "take_cards": ["{seat}, take {number} face-up cards into your whammy pile."],
     # lives and eliminations
-    "lives": ["{seat}: {letters}."],
+    "lives": ["{seat} takes the letter {letter}."],  # "the letter": espeak says "P." as "pee"
     "eliminated": ["{seat} is out. Remove one set of four cards."],
-    "co_winners": ["{seats} win together!"],
     # the judge ({question}: the judge_<fact> phrases of the facts asked, else the game's own)
+    # (the pages ask the very same question: `question_text`)
     "awaiting": ["Judge: {question}"],
-    "judge_pigs": ["pig or no pig?"],
-    "judge_doubles": ["double or no double?"],
-    "judge_match": ["match or no match?"],
+    "judge_pigs": ["Pig or no pig?"],
+    "judge_doubles": ["Double or no double?"],
+    "judge_match": ["Match or no match?"],
     # game flow
     "practice": ["Practice round."],
     "practice_over": ["Practice over. Now for real."],
@@ -63,7 +68,6 @@ ENGLISH: dict[str, list[str]] = {
     "game_over": ["Game over. {text}"],
     "paused": ["Paused. Press your slap button to go on."],
     "quiet_table": ["Nobody is pressing. Paused. Press your slap button to go on."],
-    "resumed": ["Play on."],
     "ready": ["Press your slap button when you're ready."],
     "count_in": ["Here we go."],
     "nothing_to_undo": ["Nothing to undo."],
@@ -72,6 +76,11 @@ ENGLISH: dict[str, list[str]] = {
     "stuck": ["{seat}'s {button} button is stuck."],
     "button_check": ["{seat}, {button} button."],
 }
+
+# Entries that are parts of other phrases, never said on their own: a ruling's margin or "never
+# slapped" clause, a judge's question, the cards set aside, a row of the standings.
+PARTS = ("what_margin", "what_never", "judge_pigs", "judge_doubles", "judge_match",
+         "deal_aside", "standing_row")
 
 # The phrase keys that games call rounds (and beats) with: spoken beat by beat, on time.
 CALLS = ("spank", "turn", "pass")
@@ -92,6 +101,12 @@ ENGLISH_WORDS: dict[str, Any] = {
         "whammies": ("{n} whammy", "{n} whammies", "{n} off the whammy pile"),
         "lives": ("{n} life lost", "{n} lives lost", "{n} life back"),
         "cards": ("{n} card", "{n} cards", "{n} card back"),
+    },
+    # what a seat does with its unit when a correction changes its score: (gains, loses)
+    "changes": {
+        "whammies": ("takes {count}", "sheds {count}"),
+        "lives": ("loses {count}", "gets {count} back"),
+        "cards": ("takes {count}", "gives {count} back"),
     },
     "letters": ["P", "I", "G"],
     "ranks": ["aces", "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
@@ -156,6 +171,11 @@ def _complete(params: dict[str, Any], lang: Language) -> dict[str, Any]:
                                             lang.code, words=params.get("unit_words"))
     if "reason" in params:
         params["reason"] = _word(lang, "reasons").get(params["reason"], params["reason"])
+        params.setdefault("Reason", params["reason"][:1].upper() + params["reason"][1:])
+        if "what" not in params:  # a ruling: the reason, with its margin when there is one
+            margin = (lang.phrases.get("what_margin") or ENGLISH["what_margin"])[0]
+            params["what"] = (margin.format(reason=params["reason"], margin_ms=params["margin_ms"])
+                              if "margin_ms" in params else params["reason"])
     # the rules give numbers and names; the words for them are the voice's
     if "ranks" not in params and "sets" in params:
         params["ranks"] = ranks_words(int(params["sets"]), lang.code)
@@ -163,6 +183,9 @@ def _complete(params: dict[str, Any], lang: Language) -> dict[str, Any]:
         params["act"] = _word(lang, "variants").get(params["variant"], params["variant"])
     if "letters" not in params and "lost" in params:
         params["letters"] = letters_words(int(params["lost"]), lang.code)
+    if "letter" not in params and "lost" in params:
+        letters: list[str] = _word(lang, "letters")
+        params["letter"] = letters[max(0, min(int(params["lost"]), len(letters)) - 1)]
     if isinstance(params.get("seats"), list | tuple):
         params["seats"] = list_words(list(params["seats"]), lang.code)
     if "number" not in params and "n" in params:
@@ -171,11 +194,7 @@ def _complete(params: dict[str, Any], lang: Language) -> dict[str, Any]:
         aside = int(params["aside_cards"])
         params["aside"] = text("deal_aside", {"cards": aside}, lang.code) if aside else ""
     if "question" not in params and "need" in params:
-        asks = list(params.get("asks") or ())
-        params["question"] = " ".join(
-            text(f"judge_{need}", None, lang.code) if f"judge_{need}" in ENGLISH
-            else (asks[i] if i < len(asks) else f"{need}?")
-            for i, need in enumerate(params["need"]))
+        params["question"] = question_text(params["need"], params.get("asks") or (), lang.code)
     if "rank" not in params and "rank_index" in params:
         ranks: list[str] = _word(lang, "ranks")
         i = int(params["rank_index"])
@@ -229,27 +248,89 @@ def ranks_words(sets: int, language: str = "en") -> str:
     return list_words(ranks[:sets], language)
 
 
+def question_text(need: Sequence[str], asks: Sequence[str] = (), language: str = "en") -> str:
+    """What the judge is asked, one sentence per fact ("Pig or no pig? Double or no double?"):
+    the voice says it after "Judge:" and the pages show it, from this one place. A fact with no
+    phrase of its own is asked in its game's words (`asks`), else by its name."""
+    lang = LANGUAGES.get(language, LANGUAGES["en"])
+    said = []
+    for i, fact in enumerate(need):
+        if f"judge_{fact}" in lang.phrases or f"judge_{fact}" in ENGLISH:
+            q = text(f"judge_{fact}", None, lang.code)
+        else:
+            q = asks[i] if i < len(asks) else f"{fact}?"
+        said.append(q[:1].upper() + q[1:])
+    return " ".join(said)
+
+
 def ruling_phrase(
     ruling: Ruling,
     unit: str = "whammies",
     language: str = "en",
     unit_words: Sequence[str] | None = None,
+    *,
+    never: tuple[str, ...] = (),
+    pressed: str = "pressed",
 ) -> tuple[str, dict[str, Any]]:
     """The phrase key and parameters that announce one ruling: its reason's phrase key ("ruling":
-    the seat, the reason and the count, with the margin when there is one)."""
+    the seat, what it did and its count). `never`: the seats of the race that never pressed; a
+    ruling on one of them says so instead of a margin to the window's end ("Yellow never
+    slapped: last to spank the pig"), and a photo finish between them names them ("Red and
+    Yellow never slapped: too close to call"). `pressed`: what they did not do ("slapped")."""
     key = ruling.reason.phrase
+    if key == "too_close" and ruling.margin_us == 0 and len(never) >= 2:
+        return "too_close_never", {"seats": list(never), "pressed": pressed}
     if key != "ruling":
-        return key, {}
+        return key, {"reason": ruling.text}
     if ruling.seat is None:
         return "nobody", {}
+    reason = ruling.text
+    key = "ruling"
+    if ruling.seat in never:
+        what = text("what_never", {"pressed": pressed, "reason": reason}, language)
+        key = "ruling_never"
+    elif ruling.margin_us is not None:
+        what = text("what_margin", {"reason": reason, "margin_us": ruling.margin_us}, language)
+    else:
+        what = _word(LANGUAGES.get(language, LANGUAGES["en"]), "reasons").get(reason, reason)
     params: dict[str, Any] = {
-        "seat": ruling.seat,
-        "reason": ruling.text,
-        "count_words": count_words(ruling.delta, unit, language, words=unit_words),
-    }
-    if ruling.margin_us is None:
-        return "ruling_plain", params
-    return "ruling", {**params, "margin_us": ruling.margin_us}
+        "seat": ruling.seat, "what": what,
+        "count_words": count_words(ruling.delta, unit, language, words=unit_words)}
+    if key == "ruling" and ruling.margin_us is not None:  # said in pieces: see `segments`
+        params.update(reason=reason, margin_us=ruling.margin_us)
+    return key, params
+
+
+def ruling_shown(key: str, params: dict[str, Any], language: str = "en") -> dict[str, str]:
+    """A ruling as the pages show it, in the words it is said with: `said`, the whole sentence;
+    `what`, the part beside the seat's name and count ("last to spank the pig by 42
+    milliseconds"), or the whole sentence when no seat is named."""
+    said = text(key, params, language)
+    return {"said": said, "what": str(params["what"]) if "what" in params else said}
+
+
+def correction_changes(before: Sequence[Ruling], after: Sequence[Ruling], unit: str = "whammies",
+                       language: str = "en", unit_words: Sequence[str] | None = None) -> str:
+    """What a correction changed, seat by seat, as a referee says it: "Dev sheds one whammy;
+    Ben takes one whammy" (each seat's total for the round, before and after); "" if nothing."""
+    lang = LANGUAGES.get(language, LANGUAGES["en"])
+    totals: dict[str, int] = {}
+    order: list[str] = []
+    for sign, rulings in ((-1, before), (1, after)):
+        for r in rulings:
+            if r.seat is not None:
+                if r.seat not in totals:
+                    order.append(r.seat)
+                totals[r.seat] = totals.get(r.seat, 0) + sign * r.delta
+    verbs: Mapping[str, tuple[str, str]] = _word(lang, "changes")
+    gain, lose = verbs.get(unit, ("takes {count}", "gives {count} back"))
+    parts = []
+    for seat in order:
+        n = totals[seat]
+        if n:
+            count = count_words(abs(n), unit, language, capital=False, words=unit_words)
+            parts.append(f"{seat} " + (gain if n > 0 else lose).format(count=count))
+    return "; ".join(parts)
 
 
 def margin_words(margin_ms: int) -> list[str]:
@@ -274,7 +355,7 @@ def segments(key: str, params: dict[str, Any] | None = None, language: str = "en
     why, the margin, the count), each of which is rendered ahead of time (`prerender_texts`);
     every other phrase is one clip. English only: other languages say the whole sentence."""
     params = dict(params or {})
-    if key != "ruling" or language != "en":
+    if key != "ruling" or language != "en" or "margin_us" not in params and "margin_ms" not in params:
         return [text(key, params, language)]
     params = _complete(params, get_language(language))
     return [f"{params['seat']}: {params['reason']}", *margin_words(int(params["margin_ms"])),
@@ -346,8 +427,8 @@ def table_lines(seats: Sequence[str], language: str = "en",
                 add(f"{call}.{slug(seat)}", call, {"seat": seat})
         else:
             add(call, call)
-    for key in ("too_close", "nobody", "unclear", "practice", "practice_over", "deal_ring",
-                "last_round", "paused", "resumed", "storage_full", "quiet_table", "ready",
+    for key in ("too_close", "nobody", "practice", "practice_over", "deal_ring",
+                "last_round", "paused", "storage_full", "quiet_table", "ready",
                 "count_in", "nothing_to_undo"):
         add(key, key)
     for key in ENGLISH:  # one fact asked (a game's facts asked together come in `said`)
@@ -365,7 +446,7 @@ def table_lines(seats: Sequence[str], language: str = "en",
         for button in _word(lang, "buttons").values():
             add(f"button_check.{s}.{button}", "button_check", {"seat": seat, "button": button})
         for lost in (1, 2, 3):
-            add(f"lives.{s}.{lost}", "lives", {"seat": seat, "letters": letters_words(lost, lang.code)})
+            add(f"lives.{s}.{lost}", "lives", {"seat": seat, "lost": lost})
         add(f"eliminated.{s}", "eliminated", {"seat": seat})
         add(f"champion.{s}", "champion", {"seats": seat, "verb": _word(lang, "verb_one")})
     unique: dict[str, Line] = {}

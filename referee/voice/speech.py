@@ -506,7 +506,16 @@ def speech_main(argv: Sequence[str] | None = None) -> int:
             started = time.monotonic()
             seats = [s.strip() for s in str(args.seats).split(",") if s.strip()]
             directory = Path(args.dir)
-            written = render_all(directory, seats, opts, tempo_ms=args.tempo_ms)
+            try:
+                written = render_all(directory, seats, opts,
+                                     tempo_ms=args.tempo_ms)
+            except OSError as exc:
+                if exc.filename is None or not str(exc.filename).startswith(str(directory)):
+                    raise
+                reason = exc.strerror or str(exc)
+                raise SpeechError(f"cannot write the phrases to {str(directory)!r}: {reason}; "
+                                  f"give a folder you may write to (it is made if missing), "
+                                  f"e.g. referee speech render ./phrases") from None
             print(f"wrote {len(written)} files and phrases.tsv to {directory} "
                   f"in {time.monotonic() - started:.1f} s")
         elif command == "say":

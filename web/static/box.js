@@ -5,6 +5,7 @@
   const {el, colour} = TR;
   const box = document.getElementById("box");
   const judgeKeys = document.getElementById("judge-keys");
+  const KEYS = JSON.parse(document.getElementById("box-keys").textContent);
   let layout = "";
   let order = [];
 
@@ -27,9 +28,10 @@
       "aria-label": `${seat}'s buttons`},
       el("div", {class: "name"}, el("span", {class: "swatch", "aria-hidden": "true"}), seat),
       el("button", {type: "button", class: "slap", "data-seat": seat, "data-button": "slap",
-        "aria-label": `${seat} slap (key ${i + 1})`}, "SLAP"),
+        "aria-label": `${seat} slap (key ${KEYS.slap[i]})`}, "SLAP", el("small", {class: "key"}, KEYS.slap[i])),
       doubles.has(seat) ? el("button", {type: "button", class: "btn double-btn", "data-seat": seat,
-        "data-button": "double", "aria-label": `${seat} double (Shift+${i + 1})`}, "Double") : null)));
+        "data-button": "double", "aria-label": `${seat} double (key ${KEYS.double[i]})`},
+        `Double · ${KEYS.double[i]}`) : null)));
   }
 
   // pointerdown, not click: the press is timed when the finger lands
@@ -52,10 +54,13 @@
       press(b.dataset.seat, b.dataset.button);
       return;
     }
-    const m = /^Digit([1-8])$/.exec(e.code);
-    if (!m) return;
-    const seat = order[Number(m[1]) - 1];
-    if (seat) press(seat, e.shiftKey ? "double" : "slap");
+    // the terminal's keys: 1–8 slap, q–i double, j/n/z the judge keypad
+    const key = e.key.length === 1 ? e.key.toLowerCase() : "";
+    if (!key) return;
+    const slap = KEYS.slap.indexOf(key), dbl = KEYS.double.indexOf(key);
+    if (slap >= 0 && order[slap]) press(order[slap], "slap");
+    else if (dbl >= 0 && order[dbl]) press(order[dbl], "double");
+    else if (KEYS.judge[key] && !judgeKeys.hidden) press("judge", KEYS.judge[key]);
   });
 
   TR.live({state: render});

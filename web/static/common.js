@@ -55,7 +55,10 @@ const TR = (() => {
       case "cadence":
         if (s.quiet) return "Playing";
         return s.call || "Get ready…";
-      case "race": return s.quiet ? "Playing" : "Race!";
+      case "race":
+        if (s.quiet) return "Playing";
+        // one seat in the race: it is that seat's turn (a flipper claims), nobody races
+        return s.racing && s.racing.length === 1 && s.seat_order.length > 1 ? `${s.racing[0]}'s flip` : "Race!";
       case "awaiting": return "Waiting for the judge";
       case "ruled": return s.quiet ? "Playing" : "Ruled";
       case "paused": return "Paused";
@@ -68,18 +71,19 @@ const TR = (() => {
 
   function roundLabel(s) {
     if (!s.game) return "No game yet";
-    if (!s.round) return s.rounds ? `${s.rounds} rounds to play` : "First round coming";
+    if (!s.round) return s.rounds ? `${s.rounds} rounds to play` : s.quiet ? "Playing" : "First round coming";
     if (s.rounds && s.round > s.rounds) return `Sudden death · round ${s.round}`;
     if (s.rounds) return `Round ${s.round} of ${s.rounds}` + (s.round === s.rounds ? " · last round" : "");
     return `Round ${s.round}`;
   }
 
-  function question(awaiting, state) {
-    const info = (state && state.fact_info) || {};
-    return awaiting.need.map((n) => (info[n] && info[n].ask) || `${n}?`).join(" ");
+  /** The judge's question, in the words the referee says it (the server's phrase table). */
+  function question(awaiting) {
+    return awaiting.question || awaiting.need.map((n) => `${n}?`).join(" ");
   }
 
-  /** One ruling line as nodes: who, +n unit, reason, margin. */
+  /** One ruling line as nodes, in the words the referee says it: who, +n unit, what
+      ("last to press by 42 milliseconds", the margin picked out); no seat: the sentence. */
   function rulingLine(state, r) {
     const parts = [];
     if (r.seat) {
@@ -87,10 +91,12 @@ const TR = (() => {
       const sign = r.delta > 0 ? "+" : r.delta < 0 ? "−" : "±";
       parts.push(el("span", {class: "delta " + (r.delta > 0 ? "up" : r.delta < 0 ? "down" : "")},
         `${sign}${Math.abs(r.delta)} ${unitWord(state.unit, r.delta, state.words)}`));
-    }
-    parts.push(el("span", {class: r.seat ? "what" : "who"}, r.reason));
-    if (r.margin_us !== null && r.margin_us !== undefined && r.margin_us > 0) {
-      parts.push(el("span", {class: "margin"}, "by " + ms(r.margin_us)));
+      const what = r.what || r.reason;
+      const m = / by (\d+ milliseconds?)$/.exec(what);
+      parts.push(el("span", {class: "what"}, m ? what.slice(0, m.index) : what));
+      if (m) parts.push(el("span", {class: "margin"}, "by " + m[1]));
+    } else {
+      parts.push(el("span", {class: "who"}, r.said || r.reason));
     }
     return parts;
   }
@@ -101,6 +107,7 @@ const TR = (() => {
 
   function renderStatus(state) {
     document.body.dataset.phase = state.phase;
+    document.body.dataset.gameId = String(state.game_id ?? "");
     document.body.classList.toggle("quiet", !!state.quiet);
     const t = document.getElementById("title");
     if (t && !t.dataset.fixed) {
@@ -124,6 +131,17 @@ const TR = (() => {
 
   /* -- the live feed: EventSource reconnects by itself; if the server refused us (all its
         streams are taken), poll /api/state meanwhile so the page never goes blank -- */
+  /** The words the referee says each ruling and question with come beside the ruling lines (which
+      keep the table log's shape): join them, so a line knows its `said` and `what`. */
+  function withWords(data) {
+    const join = (lines, said) => (lines || []).map((r, i) => ({...r, ...((said || [])[i] || {})}));
+    if (!data || typeof data !== "object") return data;
+    if (data.rulings) data.rulings = join(data.rulings, data.rulings_said);
+    for (const e of data.earlier || []) e.rulings = join(e.rulings, e.rulings_said);
+    if (data.awaiting && data.question) data.awaiting = {...data.awaiting, question: data.question};
+    return data;
+  }
+
   function live(handlers) {
     const conn = document.getElementById("conn");
     let source = null;
@@ -138,7 +156,7 @@ const TR = (() => {
       try {
         const resp = await fetch("/api/state", {cache: "no-store"});
         if (!resp.ok) return;
-        const data = await resp.json();
+        const data = withWords(await resp.json());
         show("updating every few seconds", false);
         if (handlers.state) handlers.state(data);
       } catch (err) { /* the next poll tries again */ }
@@ -160,6 +178,7 @@ const TR = (() => {
         source.addEventListener(kind, (e) => {
           let data;
           try { data = JSON.parse(e.data); } catch (err) { return; }
+          withWords(data);
           if (kind === "state") show("live", true);
           if (handlers[kind]) handlers[kind](data);
         });
@@ -275,6 +294,6 @@ const TR = (() => {
     }
   }
 
-  return {el, ms, ordinal, unitWord, colour, who, phaseLabel, roundLabel, question, rulingLine,
+  return {withWords, el, ms, ordinal, unitWord, colour, who, phaseLabel, roundLabel, question, rulingLine,
     renderStatus, live, toast, pin, askPin, storedPin, post, act};
 })();

@@ -25,10 +25,10 @@
       el("td", {}, String(n)),
       el("td", {}, el("input", {type: "text", class: "seat-name", value: seat.name, maxlength: "24", required: true,
         "aria-label": `Seat ${n} name`, autocomplete: "off"})),
-      el("td", {}, el("input", {type: "color", class: "seat-colour", value: seat.colour, "aria-label": `Seat ${n} colour`})),
-      el("td", {}, el("input", {type: "number", class: "seat-slap", min: "0", max: "27", inputmode: "numeric",
+      el("td", {"data-label": "Colour"}, el("input", {type: "color", class: "seat-colour", value: seat.colour, "aria-label": `Seat ${n} colour`})),
+      el("td", {"data-label": "Slap pin"}, el("input", {type: "number", class: "seat-slap", min: "0", max: "27", inputmode: "numeric",
         value: seat.slap ?? "", "aria-label": `Seat ${n} slap pin`})),
-      el("td", {}, el("input", {type: "number", class: "seat-double", min: "0", max: "27", inputmode: "numeric",
+      el("td", {"data-label": "Double pin"}, el("input", {type: "number", class: "seat-double", min: "0", max: "27", inputmode: "numeric",
         value: seat.double ?? "", "aria-label": `Seat ${n} double pin`})),
       el("td", {}, el("button", {type: "button", class: "btn remove", "aria-label": `Remove seat ${n}`,
         onclick: () => { tr.remove(); renumber(); }}, "✕")));
@@ -48,12 +48,28 @@
     suggestPractice();
   }
 
+  /** A new seat takes a name and a colour nobody has: colours tell the seats apart. */
   function addSeat() {
     const i = rows.children.length;
-    const used = new Set([...rows.querySelectorAll(".seat-name")].map((x) => x.value.trim().toLowerCase()));
-    const [name, colour] = DEFAULT_SEATS.find(([nm]) => !used.has(nm.toLowerCase())) || [`Seat ${i + 1}`, "#8b949e"];
-    rows.append(seatRow({name, colour, slap: SLAP_PINS[i], double: DOUBLE_PINS[i]}, i));
+    const names = new Set([...rows.querySelectorAll(".seat-name")].map((x) => x.value.trim().toLowerCase()));
+    const colours = new Set([...rows.querySelectorAll(".seat-colour")].map((x) => x.value.toLowerCase()));
+    const free = DEFAULT_SEATS.filter(([, c]) => !colours.has(c.toLowerCase()));
+    const [name, colour] = free.find(([nm]) => !names.has(nm.toLowerCase())) ||
+      [`Seat ${i + 1}`, (free[0] || DEFAULT_SEATS[i % DEFAULT_SEATS.length])[1]];
+    rows.append(seatRow({name: names.has(name.toLowerCase()) ? `Seat ${i + 1}` : name, colour,
+      slap: SLAP_PINS[i], double: DOUBLE_PINS[i]}, i));
     renumber();
+  }
+
+  /** "Blue and Red have the same colour" when two seats share one, else "". */
+  function sameColour(seats) {
+    const seen = new Map();
+    for (const s of seats) {
+      const c = s.colour.toLowerCase();
+      if (seen.has(c)) return `${seen.get(c)} and ${s.name} have the same colour: give each seat its own.`;
+      seen.set(c, s.name);
+    }
+    return "";
   }
 
   function optionField(opt) {
@@ -61,8 +77,9 @@
     let input;
     if (opt.kind === "choice") {
       input = el("select", {id, "data-option": opt.name},
-        opt.default === null ? el("option", {value: ""}, "automatic") : null,
-        opt.choices.map((c) => el("option", {value: c, selected: c === opt.default}, c)));
+        opt.default === null ? el("option", {value: ""}, "Automatic") : null,
+        opt.choices.map((c, i) => el("option", {value: c, selected: c === opt.default},
+          (opt.choice_labels || [])[i] || String(c))));
     } else if (opt.kind === "bool") {
       input = el("input", {id, type: "checkbox", "data-option": opt.name, checked: !!opt.default});
     } else {
@@ -71,8 +88,12 @@
         min: opt.kind === "number" ? String(opt.min) : null, max: opt.kind === "number" ? String(opt.max) : null});
     }
     input.addEventListener("input", () => touched.add(opt.name));
-    const def = opt.default === null ? "automatic" : `${opt.default}${opt.unit ? " " + opt.unit : ""}`;
-    return el("label", {for: id}, opt.label, input,
+    const shown = (v) => opt.kind === "choice"
+      ? (opt.choice_labels || [])[opt.choices.indexOf(v)] || String(v) : `${v}${opt.unit ? " " + opt.unit : ""}`;
+    const def = opt.default === null ? "automatic" : shown(opt.default);
+    const field = opt.kind === "number" && opt.unit
+      ? el("span", {class: "with-unit"}, input, el("span", {class: "unit"}, opt.unit)) : input;
+    return el("label", {for: id}, opt.label, field,
       el("span", {class: "hint"}, `${opt.help} (default ${def})`));
   }
 
@@ -126,6 +147,8 @@
     $("setup-error").textContent = "";
     const body = collect();
     if (body.seats.some((s) => !s.name)) { $("setup-error").textContent = "Give every seat a name."; return; }
+    const clash = sameColour(body.seats);
+    if (clash) { $("setup-error").textContent = clash; return; }
     $("start").disabled = true;
     try {
       await TR.post("/api/new-game", body);

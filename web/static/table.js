@@ -62,6 +62,7 @@
     for (const r of s.rulings) if (r.seat) deltas[r.seat] = (deltas[r.seat] || 0) + r.delta;
     const best = Math.min(...s.seats.map((r) => r.place));
     const stuck = new Set((s.stuck || []).map((x) => x.split(" ")[0]));
+    const letters = s.words && s.words.letters; // lives lost as letters (P-I-G)
     const tiles = order.map((seat) => {
       const row = rows.get(seat) || {score: 0, place: 0, out: false};
       const reaction = s.reactions_us[seat];
@@ -69,22 +70,22 @@
       const classes = ["seat"];
       if (row.out) classes.push("out");
       if (s.round && row.place === best && !row.out) classes.push("leader");
+      if (s.turn === seat && s.phase !== "over") classes.push("turn");
       const tile = el("li", {class: classes.join(" "), seat: colour(s, seat), "data-seat": seat},
         el("div", {class: "seat-head"},
           el("span", {class: "swatch", "aria-hidden": "true"}),
           el("span", {class: "name"}, seat),
           row.place ? el("span", {class: "place"}, ordinal(row.place)) : null),
         el("div", {class: "score"},
-          el("span", {class: "num"}, s.words && s.words.letters
-            ? (s.words.letters[seat] || "–") : String(row.score)),
-          el("span", {class: "unit"}, s.words && s.words.letters
-            ? (row.out ? "out" : `${s.words.thing} game`) : unitWord(s.unit, row.score, s.words))),
+          el("span", {class: "num"}, letters ? (letters[seat] || String(row.score)) : String(row.score)),
+          el("span", {class: "unit"}, row.out ? "out" : unitWord(s.unit, row.score, s.words))),
         el("div", {class: "seat-foot"},
           reaction !== undefined && !s.quiet ? el("span", {class: "react"}, ms(reaction)) : null,
           d ? el("span", {class: "delta " + (d > 0 ? "up" : "down")}, (d > 0 ? "+" : "−") + Math.abs(d)) : null,
           row.out ? el("span", {class: "flag"}, "out") : null,
           (s.phase === "ready" || s.phase === "over") && (s.ready || []).includes(seat)
             ? el("span", {class: "flag ready"}, "ready ✓") : null,
+          s.turn === seat && s.phase !== "over" ? el("span", {class: "flag turn-flag"}, "turn") : null,
           stuck.has(seat) ? el("span", {class: "flag"}, "button stuck") : null));
       return tile;
     });
@@ -117,7 +118,8 @@
     rulingTitle.textContent = `Round ${n}`;
     let lines;
     if (n === s.round && racing) {
-      lines = [el("li", {class: "what"}, s.quiet ? "Playing…" : "Racing…")];
+      const alone = s.racing && s.racing.length === 1 && s.seat_order.length > 1;  // a flip, no race
+      lines = [el("li", {class: "what"}, s.quiet || alone ? "Playing…" : "Racing…")];
     } else if (waiting && !rulings.length) {
       lines = [el("li", {class: "what"}, "Waiting for the judge…")];
     } else if (!rulings.length) {
@@ -127,16 +129,21 @@
     }
     linesEl.replaceChildren(...lines);
     if (s.quiet) { reactEl.replaceChildren(); return; }
-    const seats = s.seat_order.filter((seat) => !(s.seats.find((r) => r.seat === seat) || {}).out);
+    // the seats that raced this round: not those out, sitting out sudden death, or watching a flip
+    const inRace = new Set(n === s.round && s.racing ? s.racing : s.seat_order);
+    const seats = s.seat_order.filter((seat) => inRace.has(seat) &&
+      !(s.seats.find((r) => r.seat === seat) || {}).out);
     const times = seats.map((seat) => [seat, reactions[seat]]);
     times.sort((a, b) => (a[1] ?? Infinity) - (b[1] ?? Infinity));
     const slowest = Math.max(1, ...times.map(([, t]) => t ?? 0));
+    reactEl.style.setProperty("--react-cols", times.length > 4 ? "2" : "1");
     reactEl.replaceChildren(...times.map(([seat, t]) => {
       const bar = el("span", {class: "bar", seat: colour(s, seat)});
       if (t !== undefined) bar.style.width = `${Math.max(2, (100 * t) / slowest)}%`;
       return el("li", {},
         who(s, seat),
-        t === undefined ? el("span", {class: "none"}, "no slap") : bar,
+        t === undefined ? el("span", {class: "none"}, n === s.round && racing ? "…"
+          : `never ${(s.words && s.words.pressed) || "pressed"}`) : bar,
         el("span", {class: "ms"}, t === undefined ? "—" : ms(t)));
     }));
   }

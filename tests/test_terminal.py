@@ -1,0 +1,215 @@
+"""The terminal as a user meets it (issue 14): every key is echoed, a key that does nothing says why,
+and `referee buttons --mock` is played from the keyboard of a laptop.
+
+The end-to-end cases run the real `referee` command on a real pseudo-terminal (the keys reach it as
+they would from a person typing); the others drive `handle_key` on a real Table on mocked pins.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.capture.keyboard import handle_key
+from referee.cli.table import Table
+from referee.config import default_config
+
+SEATS = ["Blue", "Red", "Green", "Yellow"]
+
+
+class Terminal:
+    """A command on a pseudo-terminal: read what it prints, type keys."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.master, slave = pty.openpty()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "referee", *args], stdin=slave, stdout=slave, stderr=slave,
+            env={**os.environ, **(env or {})}, close_fds=True)
+        os.close(slave)
+        self.text = ""
+
+    def read(self, timeout: float = 0.1) -> str:
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if ready:
+            try:
+                self.text += os.read(self.master, 65536).decode(errors="replace")
+            except OSError:  # the child closed the terminal
+                pass
+        return self.text
+
+    def expect(self, pattern: str, timeout: float = 15.0) -> re.Match[str]:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            found = re.search(pattern, self.read())
+            if found:
+                return found
+            if self.proc.poll() is not None:
+                self.read(0.2)
+                found = re.search(pattern, self.text)
+                if found:
+                    return found
+                break
+        raise AssertionError(f"{pattern!r} never came; the terminal shows:\n{self.text}")
+
+    def type(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=10)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            os.close(self.master)
+
+
+def test_referee_buttons_mock_is_played_from_the_keyboard() -> None:
+    term = Terminal("buttons", "--mock", "--no-speech", "--seats", "Blue,Red",
+                    "--prompt-seconds", "3", "--seconds", "30")
+    try:
+        asked = 0
+        while True:
+            found = term.expect(r"→ press (.+?) \(key (.)\)|Summary:")
+            if found.group(0) == "Summary:":
+                break
+            term.text = term.text[found.end():]
+            term.type(found.group(2))
+            asked += 1
+        term.expect(r"All buttons work\.")
+    finally:
+        code = term.close()
+    assert code == 0
+    assert asked == 7  # Blue slap, Blue double, Red slap, Red double, judge YES, NO, UNDO
+
+
+def test_a_button_left_unpressed_on_the_keyboard_names_its_key_not_wires() -> None:
+    term = Terminal("buttons", "--mock", "--no-speech", "--no-judge", "--seats", "Blue,Red",
+                    "--prompt-seconds", "0.5", "--seconds", "30")
+    try:
+        term.expect(r"\(key w\)")  # Red double: asked last; no key is typed at all
+        term.expect(r"Summary:")
+        term.expect(r"problem\(s\) found")
+    finally:
+        code = term.close()
+    assert code == 1
+    assert "FIX Red double: never pressed — press key w when it is asked for" in term.text
+    assert "check its wires" not in term.text
+
+
+def test_x_stops_the_button_check_at_once() -> None:
+    term = Terminal("buttons", "--mock", "--no-speech", "--seats", "Blue,Red",
+                    "--prompt-seconds", "20", "--seconds", "60")
+    try:
+        term.expect(r"\(key 1\)")
+        started = time.monotonic()
+        term.type("x")
+        term.expect(r"Summary:")
+    finally:
+        code = term.close()
+    assert time.monotonic() - started < 5
+    assert code == 1 and "Stopped." in term.text
+
+
+# -- the play keys ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def table(mock_factory: Any, tmp_path: Path) -> Any:
+    out = io.StringIO()
+    t = Table(default_config(SEATS), db=tmp_path / "referee.db", mock=True, no_speech=True,
+              out=out, auto=False)
+    yield t
+    t.close()
+
+
+def lines(table: Any) -> list[str]:
+    return [line for line in table.out.getvalue().splitlines() if "→" in line]
+
+
+def test_every_key_is_echoed_and_a_useless_key_says_why(table: Any) -> None:
+    table.start("spank-the-pig", {"doubles": "off", "deck": 8}, resume=False)
+    for ch in "1nzqk":
+        assert handle_key(table, ch)
+    assert lines(table) == [
+        "1 → Blue slap: between rounds, presses are ignored",
+        "n → judge NO: nothing is asked now, so it does nothing",
+        "z → judge UNDO: there is no judge action to undo",
+        "q → nothing: double buttons are not used with this game's options",
+        "k → not a key here; h shows the keys",
+    ]
+    assert not handle_key(table, "x")
+    assert lines(table)[-1] == "x → quit"
+
+
+def test_a_double_key_in_a_game_without_doubles_says_so(table: Any) -> None:
+    table.start("pig", {}, resume=False)
+    handle_key(table, "q")
+    handle_key(table, "2")
+    assert lines(table)[:2] == ["q → nothing: Pig / Spoons / Tongue has no double button",
+                                "2 → Red slap"]
+
+
+def test_a_press_after_a_pig_claim_says_it_answers_the_claim(table: Any) -> None:
+    table.start("pig", {}, resume=False)
+    engine = table.engine
+    handle_key(table, "1")  # Blue claims
+    deadline = time.monotonic() + 5
+    while engine.command("snapshot") and not engine.rules.status().race_open:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    handle_key(table, "2")
+    handle_key(table, "1")
+    assert lines(table)[1] == "2 → Red slap: answers the claim open in round 1"
+    assert lines(table)[2] == "1 → Blue slap: Blue already pressed in round 1; only the first " \
+                              "press counts"
+
+
+def test_s_prints_the_standings_in_place_order(table: Any) -> None:
+    table.start("pigs-tail", {"take": "flipper"}, resume=False)
+    engine = table.engine
+    from referee.events import Cue, Press
+
+    t = engine.now() - 20_000_000  # all in the past: every race has closed by now
+    engine.command("feed", event=Cue(t, "Blue"))
+    engine.command("feed", event=Press(t + 100_000, "Blue", "slap"))  # a claim on the first
+    engine.command("feed", event=Cue(t + 4_000_000, "Red"))           # card is refused...
+    engine.command("feed", event=Press(t + 4_300_000, "Red", "slap"))  # Red takes two cards
+    deadline = time.monotonic() + 5
+    while {r["seat"]: r["score"] for r in engine.command("snapshot")["seats"]}["Red"] != 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    handle_key(table, "s")
+    line = lines(table)[-1]
+    assert line.startswith("s → standings: 1. Blue 0, 1. Green 0, 1. Yellow 0, 4. Red")
+
+
+def test_n_refuses_a_claim_the_box_took_and_says_so(table: Any) -> None:
+    table.start("pigs-tail", {"take": "flipper"}, resume=False)
+    engine = table.engine
+    from referee.events import Cue, Press
+
+    t = engine.now()
+    engine.command("feed", event=Cue(t, "Blue"))
+    engine.command("feed", event=Cue(t + 4_000_000, "Red"))
+    engine.command("feed", event=Press(t + 4_300_000, "Red", "slap"))  # Red claims a match
+    deadline = time.monotonic() + 5
+    while engine.command("snapshot")["round"] != 2 or engine.rules.status().race_open:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    handle_key(table, "n")
+    assert lines(table)[-1] == "n → judge NO to round 2's claim: No match"
+    deadline = time.monotonic() + 5
+    while engine.rules.facts_for(2) != {"match": False}:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)

@@ -135,7 +135,9 @@ def play_round(table: Table, voice: PrintAnnouncer, order: list[str]) -> None:
     engine = table.engine
     assert engine is not None
     before = len(cadences(voice))
-    wait(lambda: len(cadences(voice)) > before and engine.snapshot()["phase"] == "race")
+    # (a machine loaded by the rest of the suite may take long to count in and call)
+    wait(lambda: len(cadences(voice)) > before and engine.snapshot()["phase"] == "race",
+         timeout=30.0)
     for seat in order:
         table.box.press(seat)
         time.sleep(0.004)
@@ -177,7 +179,7 @@ def test_the_end_is_said_once_and_stays_shown(tmp_path: Path, mock_factory: Mock
         engine = table.start("spank-the-pig", {**FAST, "deck": "2", "window_ms": "60000"})
         table.submit(JudgeKey(0, "yes"))  # the judge starts play from the keypad
         play_round(table, voice, ["Blue", "Red"])  # Red last: Blue is the champion
-        wait(lambda: engine.snapshot()["phase"] == "over")
+        wait(lambda: engine.snapshot()["phase"] == "over", timeout=30.0)
         time.sleep(1.5)  # before: "Blue is the champion!" again every step
         said = out.getvalue()
         assert said.count("Blue is the champion!") == 1 and said.count("Game over.") == 1
@@ -366,5 +368,33 @@ def test_the_pause_key_during_a_race_pauses_after_it_and_a_second_press_takes_it
         n = len(cadences(voice))
         time.sleep(0.5)  # ten times the pause between rounds: no round is called while paused
         assert len(cadences(voice)) == n and engine.snapshot()["phase"] == "paused"
+    finally:
+        table.close()
+
+
+def test_the_terminal_says_what_ready_start_and_next_game_keys_do(
+        tmp_path: Path, mock_factory: MockFactory) -> None:
+    """The keys echo what they do at each step of the rhythm (before: a ready press was "between
+    rounds, presses are ignored" and the YES that starts the next game "does nothing")."""
+    from referee.capture.keyboard import handle_key
+
+    out = io.StringIO()
+    voice = PrintAnnouncer(io.StringIO(), lead_ms=10)
+    table = Table(default_config(["Blue", "Red"]), db=tmp_path / "keys.db", announcer=voice,
+                  mock=True, out=out)
+    try:
+        engine = table.start("spank-the-pig", {**FAST, "deck": "2", "window_ms": "60000"})
+        handle_key(table, "1")
+        assert "1 → Blue slap: ready" in out.getvalue()
+        handle_key(table, "j")
+        assert "j → judge YES: start play" in out.getvalue()
+        play_round(table, voice, ["Blue", "Red"])
+        wait(lambda: engine.snapshot()["phase"] == "over")
+        handle_key(table, "2")
+        assert "2 → Red slap: ready for the next game" in out.getvalue()
+        handle_key(table, "j")
+        assert "j → judge YES: the next game" in out.getvalue()
+        wait(lambda: table.engine is not None and table.engine.snapshot()["phase"] == "ready")
+        assert "does nothing" not in out.getvalue() and "presses are ignored" not in out.getvalue()
     finally:
         table.close()

@@ -89,8 +89,13 @@ def handle_key(table: Any, ch: str) -> bool:
         refused = engine.rules.refutable(latest) if ch == "n" and latest else None
         if asked is None and refused is not None:
             _say(table, f"{ch} → judge NO to round {latest}'s claim: {refused.answers[1]}")
-        elif asked is None:
-            _say(table, f"{ch} → judge {name}: nothing is asked now, so it does nothing")
+        elif asked is None:  # with nothing asked, the keypad's keys start, resume and pause
+            phase = engine.phase()
+            if ch == "j":
+                act = {"over": "the next game", "ready": "start play", "paused": "resume"}.get(phase)
+            else:
+                act = None if phase in ("ready", "count-in", "paused", "over") else "pause"
+            _say(table, f"{ch} → judge {name}: " + (act or "nothing is asked now, so it does nothing"))
         else:
             _say(table, f"{ch} → judge {name} to round {asked.round}'s question")
         table.submit(JudgeKey(now_us(), "yes" if ch == "j" else "no"))
@@ -126,10 +131,15 @@ def _press_note(engine: Any, seat: str, button: str) -> str:
     """Why a press will do nothing, or whose claim it answers, as far as the table shows now."""
     rules = engine.rules
     status = rules.status()
-    if status.over or engine.ended:
-        return ": the game is over, presses do nothing (the judge panel starts the next game)"
-    if engine.paused:
-        return ": paused (p resumes)"
+    phase = engine.phase()
+    if phase == "ready":
+        return ": ready"
+    if phase == "over":
+        return ": ready for the next game (it starts when every seat is ready)"
+    if phase == "count-in":
+        return ": play is about to start, presses are ignored"
+    if engine.paused and not status.race_open:
+        return ": resumes play after a count-in"
     if not status.race_open:
         if not rules.ROUNDS_FROM_CUES:
             return ""  # Pig: a press with no claim open is a claim

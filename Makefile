@@ -32,9 +32,9 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/referee demo
 
-# Four workers on two cores: much of the suite waits (servers, subprocesses, the browser, speech),
+# Two workers, one a core: much of the suite waits (servers, subprocesses, the browser, speech),
 # and whole files go to one worker so a module's server or browser is started once.
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 2
 
 test: setup
 	$(VENV)/bin/lint-imports

@@ -192,7 +192,9 @@ def test_the_cue_is_when_the_go_word_sounds(announcer: SpeechAnnouncer) -> None:
         called = now_us()
         cue = announcer.cadence(key, params, 500)
         returned = now_us()
-        assert returned - called < 5_000
+        # the call does not wait for the audio: it returns long before the cadence has sounded
+        # (a whole tempo, 500 ms; a loaded machine may take some milliseconds to return)
+        assert returned - called < 100_000
         assert cue > returned  # a real future time
         assert announcer.wait_quiet(10.0)
         frame0, tape = sink.tape()

@@ -560,7 +560,7 @@ def test_event_stream_flushes_each_message_at_once(
         assert table.engine is not None
         table.engine.command("pause")  # the engine publishes a state: it must arrive at once
         _read_until(sock, b'"phase":"paused"', buf, timeout=2)
-        assert time.perf_counter() - t0 < 0.5
+        assert time.perf_counter() - t0 < 1.0  # at once, not at a later heartbeat or poll
         assert len(hub.clients) == 1
         sock.close()
         wait_for(lambda: not hub.clients, timeout=3)  # the heartbeat notices the closed socket

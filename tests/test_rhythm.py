@@ -138,11 +138,13 @@ def play_round(table: Table, voice: PrintAnnouncer, order: list[str]) -> None:
     # (a machine loaded by the rest of the suite may take long to count in and call)
     wait(lambda: len(cadences(voice)) > before and engine.snapshot()["phase"] == "race",
          timeout=30.0)
+    time.sleep(0.05)  # well after the go-word: these are slaps in the race, not early ones
     for seat in order:
         table.box.press(seat)
         time.sleep(0.004)
     number = engine.rules.round_count()
-    wait(lambda: engine.snapshot()["phase"] != "race" and number in engine.announced)
+    wait(lambda: engine.snapshot()["phase"] != "race" and number in engine.announced,
+         timeout=30.0)
 
 
 def test_nothing_is_called_before_every_seat_is_ready(

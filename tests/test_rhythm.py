@@ -177,8 +177,7 @@ def test_nothing_is_called_before_every_seat_is_ready(
 def test_the_end_is_said_once_and_stays_shown(tmp_path: Path, mock_factory: MockFactory) -> None:
     table, out, voice = live_table(tmp_path, ["Blue", "Red"])
     try:
-        # a long window (it closes when both have slapped): a loaded machine cannot miss the race
-        engine = table.start("spank-the-pig", {**FAST, "deck": "2", "window_ms": "60000"})
+        engine = table.start("spank-the-pig", {**FAST, "deck": "2"})
         table.submit(JudgeKey(0, "yes"))  # the judge starts play from the keypad
         play_round(table, voice, ["Blue", "Red"])  # Red last: Blue is the champion
         wait(lambda: engine.snapshot()["phase"] == "over", timeout=30.0)

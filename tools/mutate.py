@@ -35,10 +35,14 @@ EQUIVALENT_HEADING = "## Equivalent survivors"
 # engine on the simulated clock, table-log parsing, the PIN guard with a fake clock. No browser,
 # no subprocess: a test that starts `referee` in a child process runs the unmutated code there
 # and only slows every mutant down. `--deselect` items drop single tests of a listed file.
+# Modules with the same tests are mutated in one mutmut pass; each group is its own pass, so a
+# module is judged by its own tests only (mutmut then picks, per mutant, those of them that reach
+# the mutated function). The Hypothesis properties (tests/test_rules_properties.py) are left out:
+# every mutant of a rules function would run them for seconds, and the scenarios judge the same.
 RULES_TESTS = (
     "tests/test_race.py", "tests/test_rules_spank.py", "tests/test_rules_pig.py",
-    "tests/test_rules_pigstail.py", "tests/test_rules_edges.py", "tests/test_rules_properties.py",
-    "tests/test_rules_boundaries.py", "tests/test_rules_siblings.py",
+    "tests/test_rules_pigstail.py", "tests/test_rules_edges.py",
+    "tests/test_rules_boundaries.py", "tests/test_rules_siblings.py", "tests/test_rules_declared.py",
     "--deselect", "tests/test_rules_edges.py::test_bad_line_is_exit_2_from_the_command",
 )
 TABLELOG_TESTS = RULES_TESTS + (
@@ -204,7 +208,8 @@ def write_doc(doc: Path, scores: list[Score], runtime: float, args: list[str]) -
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("modules", nargs="*", help="module paths (default: every decision module)")
-    ap.add_argument("--keep", action="store_true", help="reuse mutants/ from the last run")
+    ap.add_argument("--keep", action="store_true",
+                    help="reuse mutants/ from the last run (one test group only)")
     ap.add_argument("--no-doc", action="store_true", help="do not update docs/mutation.md")
     ap.add_argument("--tests", default="", help="extra pytest arguments for the test selection")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -220,25 +225,29 @@ def main() -> int:
         print(f"mutate: {unknown[0]!r} is not a decision module; use one of: {', '.join(MODULES)}",
               file=sys.stderr)
         return 2
-    tests = test_args(modules, ns.tests)
-    if not ns.keep:
-        shutil.rmtree(ROOT / "mutants", ignore_errors=True)
-    (ROOT / "mutants").mkdir(exist_ok=True)
-    log = ROOT / "mutants" / "run.log"
-    print(f"mutate: {len(modules)} module(s), tests: {' '.join(tests)}")
-    print(f"mutate: mutmut output in {log.relative_to(ROOT)}")
-    start = time.monotonic()
-    with log.open("w") as out:
-        done = subprocess.run(["nice", "-n", "19", sys.executable, __file__, "--child",
-                               json.dumps([modules, tests])], stdout=out, stderr=subprocess.STDOUT)
-    runtime = time.monotonic() - start
-    if done.returncode != 0:
-        print(f"mutate: mutmut failed (exit {done.returncode}); see {log.relative_to(ROOT)}:",
-              file=sys.stderr)
-        print("\n".join(log.read_text(errors="replace").splitlines()[-15:]), file=sys.stderr)
-        return 1
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for m in modules:
+        groups.setdefault(MODULES[m], []).append(m)
     eq = equivalents(DOC)
-    scores = collect(modules, eq)
+    scores: list[Score] = []
+    start = time.monotonic()
+    for mods in groups.values():
+        tests = test_args(mods, ns.tests)
+        if not ns.keep or len(groups) > 1:  # mutants/ holds one pass
+            shutil.rmtree(ROOT / "mutants", ignore_errors=True)
+        (ROOT / "mutants").mkdir(exist_ok=True)
+        log = ROOT / "mutants" / "run.log"
+        print(f"mutate: {' '.join(mods)}\n  judged by: {' '.join(tests)}", flush=True)
+        with log.open("w") as out:
+            done = subprocess.run(["nice", "-n", "19", sys.executable, __file__, "--child",
+                                   json.dumps([mods, tests])], stdout=out, stderr=subprocess.STDOUT)
+        if done.returncode != 0:
+            print(f"mutate: mutmut failed (exit {done.returncode}); see {log.relative_to(ROOT)}:",
+                  file=sys.stderr)
+            print("\n".join(log.read_text(errors="replace").splitlines()[-15:]), file=sys.stderr)
+            return 1
+        scores += collect(mods, eq)
+    runtime = time.monotonic() - start
     print(report(scores, eq))
     print(f"\nmutate: {runtime:.0f} s wall")
     if not ns.no_doc:

@@ -10,7 +10,7 @@ wrong one is cheap to see.
 from __future__ import annotations
 
 from referee.events import Cue, Facts, Penalty, Press, Ruling
-from referee.rules.declare import Call, Schedule
+from referee.rules.declare import Call, RulesError, Schedule
 from referee.rules.pig import Pig
 from referee.rules.pigstail import PigsTail
 from referee.rules.spank import SpankThePig, Why
@@ -242,3 +242,60 @@ def test_pigs_tail_status_while_a_flip_is_open_and_awaiting() -> None:
     status = rules.status()
     assert status.awaiting is not None and status.awaiting.round == 2 and not status.race_open
     assert rules.next_call() == Call("turn", "Green")
+
+
+def test_pig_refuses_a_cue_and_says_what_to_do() -> None:
+    rules = Pig(FOUR)
+    try:
+        rules.feed(Cue(1 * S))
+    except RulesError as exc:
+        assert str(exc) == "pig has no cues: a claim is a press; remove the cue line"
+    else:
+        raise AssertionError("a cue in pig was taken")
+
+
+def test_pig_no_race_is_open_once_the_game_is_finished() -> None:
+    """Ending the game (the end of a log, or the judge ending it) closes the open claim at once,
+    whatever is left of its window."""
+    rules = Pig(FOUR)
+    assert rules.status().race_open is False and rules.status().round == 0
+    rules.feed(Press(1 * S, "Blue"))
+    rules.advance(2 * S)
+    assert rules.status().race_open is True
+    rules.finish()
+    status = rules.status()
+    assert status.race_open is False and status.closes_at_us is None
+    assert rules.round_outputs(1)[0].reason.value.startswith("unclear")
+
+
+def test_spank_before_the_first_cue_everyone_is_at_zero_and_plays() -> None:
+    rules = SpankThePig(("Blue", "Red"), {"deck": 2})  # one round: the next is sudden death
+    assert rules.active_seats() == ("Blue", "Red")
+    standings = rules.standings()
+    assert not standings.final and standings.winners == ()
+    assert [(r.seat, r.score, r.place) for r in standings.seats] == [("Blue", 0, 1), ("Red", 0, 1)]
+    assert rules.status().round == 0 and not rules.status().race_open
+
+
+def test_spank_doubles_default_by_seat_count_is_the_option_the_table_shows() -> None:
+    assert SpankThePig(FOUR).options["doubles"] == "buttons"
+    assert SpankThePig((*FOUR, "Purple")).options["doubles"] == "off"
+    assert SpankThePig((*FOUR, "Purple"), {"doubles": "judge"}).options["doubles"] == "judge"
+
+
+def test_spank_early_ms_given_is_kept_whatever_the_tempo() -> None:
+    assert SpankThePig(FOUR, {"tempo_ms": 700, "early_ms": 300}).options["early_ms"] == 300
+    assert SpankThePig(FOUR, {"tempo_ms": 700}).options["early_ms"] == 1400
+    assert SpankThePig(FOUR, {"tempo_ms": 700, "early_ms": 0}).options["early_ms"] == 0
+
+
+def test_spank_cues_may_share_an_instant_but_not_go_back() -> None:
+    rules = SpankThePig(FOUR)
+    rules.feed(Cue(5 * S))
+    rules.feed(Cue(5 * S))  # the same instant: accepted
+    try:
+        rules.feed(Cue(5 * S - 1))
+    except RulesError as exc:
+        assert str(exc) == f"cue at {5 * S - 1} comes before the previous cue"
+    else:
+        raise AssertionError("a cue going back in time was taken")

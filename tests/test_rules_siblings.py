@@ -279,3 +279,14 @@ def test_spank_reaction_times_while_the_race_is_open_keep_each_seats_first_slap(
         rules.feed(Press(t, seat))
     assert rules.status().race_open
     assert rules.reactions(1) == {"Red": 100 * MS, "Blue": 200 * MS}
+
+
+def test_a_stray_cue_after_the_game_is_over_does_not_cut_the_last_round_short() -> None:
+    """Sibling of test_cues_after_the_game_is_over_are_ignored (whose stray cue came after the
+    last round's window anyway). Here it comes 500 ms after the last slap: were it a real cue,
+    its early window would start before the last round's slaps and take them out of the race."""
+    out = run(game("spank-the-pig", ["Blue", "Red"], deck=2, doubles="off"), cue(1 * S),
+              press(1 * S + 100 * MS, "Blue"), press(1 * S + 200 * MS, "Red"),
+              cue(1 * S + 700 * MS), press(1 * S + 800 * MS, "Red"))
+    assert rulings(out) == [(1, "Red", 1, "last to spank the pig", 100 * MS)]
+    assert standings(out) == (True, ["Blue"], {"Blue": (0, False), "Red": (1, False)})

@@ -299,3 +299,100 @@ def test_spank_cues_may_share_an_instant_but_not_go_back() -> None:
         assert str(exc) == f"cue at {5 * S - 1} comes before the previous cue"
     else:
         raise AssertionError("a cue going back in time was taken")
+
+
+def flips_live(rules: PigsTail, n: int, turn_us: int = 4 * S) -> None:
+    for k in range(1, n + 1):
+        rules.advance(k * turn_us)
+        rules.feed(Cue(k * turn_us, THREE[(k - 1) % 3]))
+
+
+def test_pigs_tail_before_the_first_flip() -> None:
+    rules = PigsTail(THREE)
+    standings = rules.standings()
+    assert [(r.seat, r.score, r.place) for r in standings.seats] == [
+        ("Blue", 0, 1), ("Red", 0, 1), ("Green", 0, 1)]
+    assert standings.final is False and standings.winners == ()
+    assert rules.status().over is False and rules.status().round == 0
+    assert rules.next_call() == Call("turn", "Blue")
+
+
+def test_pigs_tail_the_flippers_claim_rules_at_once() -> None:
+    """A claim by the flipper decides the flip there and then; another seat's press does not."""
+    rules = PigsTail(THREE, {"window_ms": 3000})
+    flips_live(rules, 2)
+    rules.take_changed()
+    rules.advance(8 * S + 200 * MS)
+    rules.feed(Press(8 * S + 200 * MS, "Blue"))  # not the flipper: ignored
+    assert rules.status().closes_at_us == 11 * S and rules.take_changed() == []
+    rules.advance(8 * S + 300 * MS)
+    rules.feed(Press(8 * S + 300 * MS, "Red"))
+    assert rules.take_changed() == [2]
+    assert rules.round_outputs(2)[0].seat == "Red" and rules.round_outputs(2)[0].delta == 2
+    assert rules.reactions(2) == {"Red": 300 * MS}
+    assert rules.status().race_open is False
+
+
+def test_pigs_tail_the_next_flip_rules_the_one_before_at_once() -> None:
+    """Window 10 s, flips 4 s apart: flip 2's race ends at flip 3, and is ruled then (two taps
+    of three: the judge is asked), not 10 s after flip 2."""
+    rules = PigsTail(THREE, {"take": "slowest", "window_ms": 10_000})
+    flips_live(rules, 2)
+    for ms, seat in ((100, "Red"), (200, "Blue")):
+        rules.advance(8 * S + ms * MS)
+        rules.feed(Press(8 * S + ms * MS, seat))
+    rules.take_changed()
+    assert rules.status().closes_at_us == 18 * S
+    rules.advance(12 * S)
+    rules.feed(Cue(12 * S, "Green"))
+    assert rules.take_changed() == [2]
+    assert rules.status().awaiting is not None and rules.status().awaiting.round == 2
+    assert rules.status().closes_at_us == 22 * S
+
+
+def test_pigs_tail_a_tap_at_the_very_instant_of_the_first_flip_is_a_false_start() -> None:
+    rules = PigsTail(THREE, {"take": "slowest"})
+    flips_live(rules, 1)
+    rules.feed(Press(4 * S, "Red"))
+    rules.advance(7 * S)
+    assert [(r.seat, r.delta, r.reason.value) for r in rules.round_outputs(1)] == [
+        ("Red", 1, "false start")]
+
+
+def test_pigs_tail_a_penalty_adds_to_the_cards_already_taken() -> None:
+    rules = PigsTail(THREE)
+    flips_live(rules, 3)
+    rules.feed(Press(12 * S + 100 * MS, "Green"))  # flip 3: Green takes 3
+    rules.advance(12 * S + 200 * MS)
+    rules.feed(Penalty(3, "Green", 2, "peeked"))
+    assert {r.seat: r.score for r in rules.standings().seats}["Green"] == 5
+
+
+def test_pigs_tail_the_52nd_flip_ends_the_calls_even_while_it_awaits_the_judge() -> None:
+    rules = PigsTail(THREE, {"take": "slowest"})
+    flips_live(rules, 52)
+    rules.feed(Press(52 * 4 * S + 100 * MS, "Red"))  # one tap of three: ask the judge
+    assert rules.status().over is False  # its window is still open
+    rules.advance(52 * 4 * S + 3 * S)
+    status = rules.status()
+    assert status.awaiting is not None and status.awaiting.round == 52 and not status.over
+    assert rules.next_call() is None  # the ring is empty
+    # a 53rd cue, even one stamped before the 52nd, is ignored rather than refused
+    rules.feed(Cue(52 * 4 * S - 1, "Red"))
+    assert rules.round_count() == 52
+    rules.feed(Facts(52, {"match": False}))
+    assert rules.status().over and rules.standings().final
+
+
+def test_pigs_tail_cues_may_share_an_instant_but_not_go_back_and_name_the_flipper() -> None:
+    rules = PigsTail(THREE)
+    rules.feed(Cue(4 * S, "Blue"))
+    rules.feed(Cue(4 * S, "Red"))
+    for cue, message in ((Cue(4 * S - 1, "Green"), f"cue at {4 * S - 1} comes before the previous cue"),
+                         (Cue(5 * S), 'a Pig\'s Tail cue names the flipper: add "seat"')):
+        try:
+            rules.feed(cue)
+        except RulesError as exc:
+            assert str(exc) == message
+        else:
+            raise AssertionError(f"{cue} was taken")

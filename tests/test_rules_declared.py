@@ -396,3 +396,86 @@ def test_pigs_tail_cues_may_share_an_instant_but_not_go_back_and_name_the_flippe
             assert str(exc) == message
         else:
             raise AssertionError(f"{cue} was taken")
+
+
+def claims(rules: Pig, t_us: int, order: tuple[str, ...], gap_ms: int = 200) -> None:
+    for i, seat in enumerate(order):
+        t = t_us + i * gap_ms * MS
+        rules.advance(t)
+        rules.feed(Press(t, seat))
+
+
+def test_pig_a_rejected_claim_is_ruled_at_once() -> None:
+    rules = Pig(FOUR)
+    claims(rules, 1 * S, ("Blue",))
+    rules.take_changed()
+    rules.feed(Facts(1, {"claim": False}))
+    assert rules.take_changed() == [1]
+    assert [(r.seat, r.delta, r.reason.value) for r in rules.round_outputs(1)] == [
+        ("Blue", 1, "false claim")]
+
+
+def test_pig_a_voided_claim_stops_waiting_for_its_race() -> None:
+    rules = Pig(("Blue", "Red", "Green"))
+    claims(rules, 1 * S, ("Blue", "Red"))  # all but one: decided 1 ms after Red
+    assert rules.status().closes_at_us == 1 * S + 201 * MS
+    rules.feed(Facts(1, {"void": True}))
+    assert rules.status().closes_at_us == 16 * S  # only the claim's window is left
+    rules.advance(2 * S)
+    assert rules.round_outputs(1) == []
+
+
+def test_pig_each_ruling_is_announced_once_in_its_round() -> None:
+    rules = Pig(("Blue", "Red", "Green", "Yellow", "Purple"))
+    claims(rules, 1 * S, ("Blue", "Red", "Green", "Yellow"))
+    rules.advance(2 * S)
+    assert rules.take_changed() == [1]
+    claims(rules, 20 * S, ("Blue", "Red", "Green"))
+    rules.advance(21 * S)
+    assert rules.take_changed() == [2]
+    assert rules.take_changed() == []
+    assert rules.opened_by(1) == (1 * S, "Blue") and rules.opened_by(2) == (20 * S, "Blue")
+    assert rules.reactions(1)["Yellow"] == 600 * MS and rules.reactions(2) == {
+        "Blue": 0, "Red": 200 * MS, "Green": 400 * MS}
+    assert rules.racing(2) == ("Blue", "Red", "Green", "Yellow")
+
+
+def test_pig_a_press_arriving_late_for_an_earlier_round_re_rules_that_round() -> None:
+    """The button path may deliver a press after a later one: Yellow's press of round 1 arrives
+    once round 2 has been claimed; round 1 is re-ruled (Purple, not Yellow, was the last)."""
+    rules = Pig(("Blue", "Red", "Green", "Yellow", "Purple"), {"stragglers": "no-one"})
+    claims(rules, 1 * S, ("Blue", "Red", "Green"))
+    claims(rules, 20 * S, ("Red",))
+    rules.advance(20 * S + 100 * MS)
+    assert rules.round_outputs(1)[0].seat is None  # two never pressed: unclear
+    rules.feed(Press(1 * S + 700 * MS, "Yellow"))
+    assert [(r.seat, r.delta) for r in rules.round_outputs(1)] == [("Purple", 1)]
+
+
+def test_pig_co_winners_share_first_place_whatever_letters_they_lost() -> None:
+    rules = Pig(("Blue", "Red", "Green"), {"lives": 3})
+    claims(rules, 1 * S, ("Blue", "Red"))  # Green loses a life: P
+    rules.feed(Penalty(1, "Blue", 3, "peeked"))  # Blue out: the game is over
+    rules.advance(2 * S)
+    standings = rules.standings()
+    assert standings.final and set(standings.winners) == {"Red", "Green"}
+    assert {r.seat: (r.score, r.place, r.out) for r in standings.seats} == {
+        "Red": (0, 1, False), "Green": (1, 1, False), "Blue": (3, 3, True)}
+
+
+def test_pig_a_round_that_takes_out_everyone_left_makes_them_all_co_winners() -> None:
+    rules = Pig(("Blue", "Red", "Green"), {"stragglers": "all-lose"})
+    claims(rules, 1 * S, ("Blue",))  # Red and Green never press: both lose
+    rules.feed(Penalty(1, "Blue", 1, "peeked"))
+    rules.advance(20 * S)
+    standings = rules.standings()
+    assert standings.final and standings.winners == ("Blue", "Red", "Green")
+
+
+def test_pig_a_press_arriving_late_from_before_the_first_claim_is_the_claim() -> None:
+    rules = Pig(FOUR)
+    claims(rules, 1 * S, ("Blue", "Red"))
+    rules.feed(Press(1 * S - 300 * MS, "Green"))  # delivered late, pressed first
+    assert rules.opened_by(1) == (1 * S - 300 * MS, "Green")
+    rules.advance(2 * S)
+    assert [(r.seat, r.delta) for r in rules.round_outputs(1)] == [("Yellow", 1)]

@@ -313,3 +313,16 @@ def test_a_correction_long_after_its_round_still_has_every_press_that_counts() -
     # and round 2, corrected after three more rounds: its first slapper, by 50 ms
     out = run(*lines, facts(2, pigs=0))
     assert rulings(out, 2) == [(2, "Blue", 1, "first to slap with no pig", 50 * MS)]
+
+
+def test_a_quick_next_cue_takes_the_slaps_after_its_early_window_starts_out_of_the_round() -> None:
+    """Round 1 settled (everyone slapped by 1.4 s) and was ruled; the next cue comes at 2.2 s,
+    so its early window (1 s) starts at 1.2 s, which closes round 1's race there: Red, Green and
+    Yellow slapped in round 2's early window instead. Round 1 is re-ruled (only Blue slapped in
+    it: the judge is asked), and Red is round 2's early slapper. Without the re-ruling round 1
+    would keep Yellow as its last slapper."""
+    out = run(game("spank-the-pig", FOUR, doubles="off"), cue(1 * S),
+              *(press(1 * S + (100 + 100 * i) * MS, s) for i, s in enumerate(FOUR)),
+              cue(2200 * MS))
+    assert rulings(out) == [(2, "Red", 1, "slap too early", 100 * MS)]
+    assert {"type": "awaiting", "round": 1, "need": ["pigs"]} in out

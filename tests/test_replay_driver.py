@@ -78,3 +78,15 @@ def test_pig_a_judge_line_before_the_claim_it_judges_is_named() -> None:
     rules = Pig(("Blue", "Red", "Green"))
     drive(rules, [(2, Press(1 * S, "Blue")), (3, Facts(1, {"claim": False}))])
     assert [(r.seat, r.delta) for r in rules.outputs()] == [("Blue", 1)]
+
+
+def test_a_log_driven_in_pieces_counts_the_cues_of_the_pieces_before() -> None:
+    """The live history feeds a growing log piece by piece: a judge line in a later piece may
+    name a round whose cue came in an earlier one, and no later round."""
+    rules = SpankThePig(TWO, {"doubles": "off"})
+    drive(rules, [(2, Cue(1 * S)), (3, Press(1 * S + 100_000, "Red"))], finish=False)
+    drive(rules, [(4, Facts(1, {"pigs": 0}))], cues_before=1)
+    assert [(r.seat, r.delta) for r in rules.outputs()] == [("Red", 1)]
+    with pytest.raises(ReplayError) as info:
+        drive(rules, [(5, Facts(2, {"pigs": 0}))], cues_before=1)
+    assert str(info.value) == "line 5: round 2 has no cue before this line (cues so far: 1)"

@@ -475,7 +475,9 @@ def test_pig_a_round_that_takes_out_everyone_left_makes_them_all_co_winners() ->
 def test_pig_a_press_arriving_late_from_before_the_first_claim_is_the_claim() -> None:
     rules = Pig(FOUR)
     claims(rules, 1 * S, ("Blue", "Red"))
+    assert rules.opened_by(1) == (1 * S, "Blue") and rules.status().race_open
     rules.feed(Press(1 * S - 300 * MS, "Green"))  # delivered late, pressed first
+    assert rules.reactions(1) == {"Green": 0, "Blue": 300 * MS, "Red": 500 * MS}
     assert rules.opened_by(1) == (1 * S - 300 * MS, "Green")
     rules.advance(2 * S)
     assert [(r.seat, r.delta) for r in rules.round_outputs(1)] == [("Yellow", 1)]

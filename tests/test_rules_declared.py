@@ -481,3 +481,26 @@ def test_pig_a_press_arriving_late_from_before_the_first_claim_is_the_claim() ->
     assert rules.opened_by(1) == (1 * S - 300 * MS, "Green")
     rules.advance(2 * S)
     assert [(r.seat, r.delta) for r in rules.round_outputs(1)] == [("Yellow", 1)]
+
+
+def test_pig_a_claim_stands_until_the_judge_says() -> None:
+    rules = Pig(FOUR)
+    claims(rules, 1 * S, ("Blue", "Red", "Green"))
+    rules.advance(2 * S)
+    assert rules.refutable(1) is not None and rules.refutable(1).name == "claim"
+    rules.feed(Facts(1, {"claim": True}))
+    assert rules.refutable(1) is None
+
+
+def test_pig_words_for_the_scoreboard() -> None:
+    rules = Pig(FOUR, {"variant": "spoons"})
+    assert rules.words({"Blue": 0, "Red": 2}) == {
+        "unit": ["letter", "letters"], "pressed": "pressed", "thing": "spoon",
+        "act": "grab a spoon", "letters": {"Blue": "", "Red": "P-I"}}
+
+
+def test_pig_nothing_to_announce_for_a_round_not_yet_reached() -> None:
+    rules = Pig(FOUR)
+    claims(rules, 1 * S, ("Blue", "Red", "Green"))
+    rules.advance(2 * S)
+    assert rules.announcements(3) == [] and rules.announcements(4) == []

@@ -354,6 +354,7 @@ def test_pigs_tail_a_tap_at_the_very_instant_of_the_first_flip_is_a_false_start(
     rules = PigsTail(THREE, {"take": "slowest"})
     flips_live(rules, 1)
     rules.feed(Press(4 * S, "Red"))
+    assert rules.reactions(1) == {"Red": 0}  # shown at once
     rules.advance(7 * S)
     assert [(r.seat, r.delta, r.reason.value) for r in rules.round_outputs(1)] == [
         ("Red", 1, "false start")]

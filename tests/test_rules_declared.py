@@ -353,6 +353,7 @@ def test_pigs_tail_the_next_flip_rules_the_one_before_at_once() -> None:
 def test_pigs_tail_a_tap_at_the_very_instant_of_the_first_flip_is_a_false_start() -> None:
     rules = PigsTail(THREE, {"take": "slowest"})
     flips_live(rules, 1)
+    assert rules.status().race_open
     rules.feed(Press(4 * S, "Red"))
     assert rules.reactions(1) == {"Red": 0}  # shown at once
     rules.advance(7 * S)

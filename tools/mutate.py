@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,6 +148,7 @@ def equivalents(doc: Path) -> set[str]:
 
 
 def collect(modules: list[str], equivalent: set[str]) -> list[Score]:
+    """Each module's score from mutants/ after a pass, with its survivors' diffs."""
     metas = {m: json.loads((ROOT / "mutants" / (m + ".meta")).read_text()) for m in modules
              if (ROOT / "mutants" / (m + ".meta")).exists()}
     survived_names = [k for meta in metas.values() for k, v in meta["exit_code_by_key"].items()
@@ -229,7 +230,6 @@ def main() -> int:
     groups: dict[tuple[str, ...], list[str]] = {}
     for m in modules:
         groups.setdefault(MODULES[m], []).append(m)
-    eq = equivalents(DOC)
     scores: list[Score] = []
     start = time.monotonic()
     for mods in groups.values():
@@ -247,8 +247,10 @@ def main() -> int:
                   file=sys.stderr)
             print("\n".join(log.read_text(errors="replace").splitlines()[-15:]), file=sys.stderr)
             return 1
-        scores += collect(mods, eq)
+        scores += collect(mods, set())
     runtime = time.monotonic() - start
+    eq = equivalents(DOC)  # read now: the doc may have been edited while mutmut ran
+    scores = [replace(s, equivalent=sum(1 for sv in s.survivors if sv.name in eq)) for s in scores]
     print(report(scores, eq))
     print(f"\nmutate: {runtime:.0f} s wall")
     if not ns.no_doc:

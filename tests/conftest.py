@@ -80,3 +80,29 @@ def sim(tmp_path: Any, mock_factory: MockFactory) -> Iterator[Any]:
         for s in made:
             s.close()
 
+
+
+# Headless Chromium (Debian's), launched once per test process and shared by every browser test
+# module: a launch costs a second or more of a busy machine, and each test opens its own pages
+# (or its own context) on it, so nothing a page did carries over.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 # pages share a context: the ones not in front must not be slowed down
+                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                 "--disable-backgrounding-occluded-windows",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    import shutil
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not shutil.which(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed (apt install chromium)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:  # a failed test leaves no Chromium behind
+            b.close()

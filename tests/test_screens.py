@@ -1,7 +1,7 @@
 """Every page of every game in every phase, on a phone (390×844) and on a TV (1920×1080).
 
 One real engine per game on a simulated clock (nothing waits out a real race window), a real
-waitress server, the real pages in headless Chromium (one browser for the module). At each phase
+waitress server, the real pages in headless Chromium (one browser per test process: conftest). At each phase
 of each game every open page is checked as a person would look at it:
 - the page never scrolls sideways, and nothing sticks out of the screen or of its box;
 - on the TV the table view fits 1920×1080: every element inside the viewport;
@@ -41,11 +41,6 @@ CHROMIUM = "/usr/bin/chromium"
 if not shutil.which(CHROMIUM):
     pytest.skip("Debian's chromium is not installed (apt install chromium)", allow_module_level=True)
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        # pages share a context: the ones not in front must not be slowed down
-        "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-        "--disable-backgrounding-occluded-windows",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 PIN = "1357"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,16 +132,6 @@ def open_page(context: Any, url: str, viewport: str) -> Any:
     page.set_default_timeout(10_000)
     page.goto(url)
     return page
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture(scope="module")

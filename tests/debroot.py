@@ -140,6 +140,21 @@ def standin_repo(out: Path) -> None:
     (out / "Packages").write_text("\n".join(stanzas))
 
 
+def work_dir() -> Path:
+    """A private directory for one unpacked root: in RAM (/dev/shm) when it has room, where
+    unpacking, dpkg's many fsyncs and the clean-up cost next to nothing (on this machine's disk
+    they took 50 s of a busy machine; in RAM 13 s), else under the cache directory."""
+    shm = Path("/dev/shm")
+    try:
+        usage = shutil.disk_usage(shm)
+        if os.access(shm, os.W_OK) and usage.free >= 3 << 30:
+            return Path(tempfile.mkdtemp(prefix="pi-root-", dir=shm))
+    except OSError:
+        pass
+    CACHE.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="pi-root-", dir=CACHE))
+
+
 def unpack_root(tarball: Path, into: Path) -> None:
     into.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "-xf", str(tarball), "-C", str(into)], check=True, timeout=300)

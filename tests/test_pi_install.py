@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -43,7 +41,7 @@ COMPILERS = ("cc", "gcc", "c++", "g++", "x86_64-linux-gnu-gcc", "aarch64-linux-g
 @pytest.fixture(scope="module")
 def installed() -> object:
     tarball, wheels = debroot.bookworm_tarball(), debroot.wheelhouse()
-    work = Path(tempfile.mkdtemp(prefix="pi-root-", dir=debroot.CACHE))
+    work = debroot.work_dir()
     root = work / "root"
     try:
         debroot.unpack_root(tarball, root)

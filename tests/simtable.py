@@ -103,26 +103,43 @@ class SimTable:
         """Let the engine act at the current time until it has nothing more to do now."""
         self._watch_latch()
         speech = isinstance(self.voice, SpeechAnnouncer)
-        for _ in range(4):
+        for i in range(4):
             if speech:
                 self.voice.idle(30.0)  # type: ignore[union-attr]
                 self.sink.play_until(self.clock.t)
+            before = self._seen()
             self.engine.command("step", timeout=30.0)
+            if self._seen() == before:
+                break  # a step that changed nothing: the next would change nothing either
         if speech:
             self.voice.idle(30.0)  # type: ignore[union-attr]
+
+    def _seen(self) -> tuple[int, ...]:
+        """What a step can change that the next step depends on: what the engine published,
+        what the voice was asked (jobs, cues, phrases) and has scheduled or played, the LEDs."""
+        if isinstance(self.voice, SpeechAnnouncer):
+            last = self.voice.cues[-1].go_frame if self.voice.cues else 0
+            voice = (self.voice._seq, last, self.sink.mixer.busy_until(),
+                     len(self.sink.records))
+        else:
+            voice = (len(self.voice.said), self.voice.quiet_at() or 0)
+        return (len(self.events), len(self.latch_up), *voice)
 
     def at(self, t_us: int) -> None:
         """Run the table up to `t_us`, stopping at every instant it would wake up at."""
         guard = 0
+        wake = self.engine.command("wake")
         while True:
-            wake = self.engine.command("wake")
             if wake is None or wake > t_us:
                 break
             self.clock.t = max(self.clock.t, wake)
             self.settle()
             guard += 1
-            if self.engine.command("wake") == wake:  # nothing came of it: move on a little
+            after = self.engine.command("wake")
+            if after == wake:  # nothing came of it: move on a little
                 self.clock.t += 1000
+                after = self.engine.command("wake")
+            wake = after
             assert guard < 20_000, "the table never settles"
         self.clock.t = max(self.clock.t, t_us)
         self.settle()

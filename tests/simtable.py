@@ -103,7 +103,7 @@ class SimTable:
         """Let the engine act at the current time until it has nothing more to do now."""
         self._watch_latch()
         speech = isinstance(self.voice, SpeechAnnouncer)
-        for i in range(4):
+        for _ in range(4):
             if speech:
                 self.voice.idle(30.0)  # type: ignore[union-attr]
                 self.sink.play_until(self.clock.t)

@@ -20,6 +20,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import tarfile
 import tempfile
@@ -174,8 +175,19 @@ def in_root(root: Path, script: str, *, binds: dict[str, Path] | None = None,
                  "HOME": "/root", "LANG": "C.UTF-8", **(env or {})}
     env_args = " ".join(f"{k}={_quote(v)}" for k, v in inner_env.items())
     outer = " && ".join(mounts) + f" && exec chroot {root} env -i {env_args} bash -c {_quote(script)}"
-    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", outer],
-                          capture_output=True, text=True, timeout=timeout)
+    # its own session: whatever stops the wait (its timeout, the test's), the whole tree inside
+    # the root (apt, dpkg, pip) is killed with it, not only `unshare`
+    proc = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c", outer],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
 
 
 def _quote(text: str) -> str:

@@ -33,6 +33,10 @@ from referee.store.database import Store, connect, marks
 from referee.store.tablelog import replay
 from tests.support import ROOT, export, figure
 
+# Seven games side by side, each killed and restarted (about 20 s here idle; more on a busy
+# machine): their own bound, not the suite's 60 s (each wait inside has its own limit too).
+pytestmark = pytest.mark.timeout(300)
+
 SEATS = "Blue,Red,Green"
 # A real process is driven on the wall clock: the driver's presses must reach the engine inside
 # the race window however loaded the machine is (with 300 ms, a press that came late turned a

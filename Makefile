@@ -40,7 +40,7 @@ TEST_WORKERS ?= 3
 
 test: setup
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=12
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -35,7 +35,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @contextlib.contextmanager
-def _locked(name: str) -> Iterator[None]:
+def locked(name: str) -> Iterator[None]:
+    """Hold the cache's lock `name` (an flock shared by every run on this machine)."""
     CACHE.mkdir(parents=True, exist_ok=True)
     with open(CACHE / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -45,7 +46,7 @@ def _locked(name: str) -> Iterator[None]:
 def bookworm_tarball() -> Path:
     """The cached minbase + systemd root (made on first use)."""
     tarball = CACHE / "bookworm-minbase-systemd.tar"
-    with _locked("root"):
+    with locked("root"):
         if tarball.exists():
             return tarball
         work = Path(tempfile.mkdtemp(prefix="bookworm-", dir=CACHE))
@@ -71,7 +72,7 @@ def wheelhouse() -> Path:
                      ["audio"], *data["build-system"]["requires"]})
     key = hashlib.sha256("\n".join(wanted).encode()).hexdigest()[:12]
     target = CACHE / f"wheels-{key}"
-    with _locked("wheels"):
+    with locked("wheels"):
         if not (target / ".complete").exists():
             target.mkdir(parents=True, exist_ok=True)
             subprocess.run([str(REPO / ".venv/bin/python"), "-m", "pip", "download", "--quiet",

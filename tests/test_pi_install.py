@@ -65,9 +65,13 @@ def installed() -> object:
         env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "/srv/wheels",
                "PIP_DISABLE_PIP_VERSION_CHECK": "1",
                "TABLE_REFEREE_ASOUND_CARDS": "/srv/asound-cards"}
-        run = debroot.in_root(root, "bash /srv/table-referee/hardware/install.sh", binds=binds,
-                              env=env, timeout=900)
-        after = debroot.in_root(root, CHECKS, binds=binds, timeout=300)
+        # the .deb cache is shared by every checkout on this machine: a second run's apt-get
+        # failed on its lock ("Could not get lock /var/cache/apt/archives/lock"), so runs take
+        # turns with it
+        with debroot.locked("apt-archives"):
+            run = debroot.in_root(root, "bash /srv/table-referee/hardware/install.sh",
+                                  binds=binds, env=env, timeout=900)
+            after = debroot.in_root(root, CHECKS, binds=binds, timeout=300)
         yield root, run, after
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -155,6 +155,19 @@ class MashRun:
     callback_ns: list[int]
 
 
+# Where a press could be kept: the referee, gpiozero's pins, the test's own table. Memory that
+# pytest-xdist's channel to the controller or the interpreter's own caches take meanwhile (by
+# another thread, at a moment the machine's load decides) is no press kept.
+TRACED = [tracemalloc.Filter(True, pattern)
+          for pattern in ("*/referee/*", "*/gpiozero/*", "*/tests/*", "*/sqlite3/*")]
+
+
+def table_memory() -> int:
+    """Bytes held now by allocations made in the code a press goes through."""
+    snapshot = tracemalloc.take_snapshot().filter_traces(TRACED)
+    return sum(stat.size for stat in snapshot.statistics("filename"))
+
+
 def simulate_a_minute(s: Sim, *, mash: bool, period_ms: float = 20.0, seconds: int = 60) -> MashRun:
     """Rounds every 3 s in which Blue and Green slap; with `mash`, Red presses every `period_ms`
     (each press and release with bounce), else once per round. Memory is traced from 10 s on."""
@@ -194,7 +207,7 @@ def simulate_a_minute(s: Sim, *, mash: bool, period_ms: float = 20.0, seconds: i
                     del pin.states[1:]
             if k in (int(10_000 / period_ms), int(seconds * 1000 / period_ms) - 1):
                 gc.collect()
-                mem[k] = tracemalloc.get_traced_memory()[0]
+                mem[k] = table_memory()
         s.run_to(seconds * 1000 + 2000)
     finally:
         tracemalloc.stop()
@@ -228,7 +241,10 @@ def test_one_seat_mashing_50_times_a_second_for_a_simulated_minute(sim: Callable
                       f"{run.growth / 1024:.1f} KiB at 50 Hz vs {half.growth / 1024:.1f} KiB at 25 Hz "
                       f"(1500 more presses: {extra / 1024:+.1f} KiB); edge callback median "
                       f"{ns[len(ns) // 2] / 1000:.1f} us, p99 {ns[len(ns) * 99 // 100] / 1000:.1f} us")
-    assert extra < 32 * 1024, f"1500 more presses made memory grow by {extra} bytes more"
+    # 48 KiB for 1500 presses: the mock pins' level history kept per edge (about 225 bytes a
+    # press, 330 KiB here) or any object kept per press is caught; the two runs differ by
+    # 8-14 KiB, and a loaded machine once moved that to 35 KiB
+    assert extra < 48 * 1024, f"1500 more presses made memory grow by {extra} bytes more"
     # the log re-rules to what the table announced (Red's slaps in each cadence are early)
     s.check_log_replays_to_live()
 

@@ -90,7 +90,9 @@ class Run:
         while self.sink.frame_to_us(self.sink.mixer.next_frame) < self.clock() - 20 * MS:
             assert time.monotonic() < deadline, "the recording sink did not keep up"
             time.sleep(0.001)
-        self.engine.command("snapshot")  # wakes the engine thread: it steps after each item
+        # the engine acts on the new time before answering (a second "snapshot" could be taken
+        # from the queue in the same turn as the first, before that turn's step)
+        self.engine.command("step")
         snap: dict[str, Any] = self.engine.command("snapshot")
         return snap
 

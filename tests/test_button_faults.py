@@ -286,12 +286,12 @@ class SlowVoice(PrintAnnouncer):
         self._worker.start()
 
     def _speak(self, key: str) -> None:
+        start = now_us()  # before `current` tells the test it has begun (never after)
         self.current = key
         self.speaking.set()
-        start = now_us()
         time.sleep(self.speak_s)
         self.spoken.append((key, start, now_us()))
-        self.current = ""
+        self.current = ""  # after the end is read, so a test that saw it speaking is inside
         self.speaking.clear()
 
     def _speak_all(self) -> None:

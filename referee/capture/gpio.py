@@ -62,6 +62,8 @@ Sink = Callable[[object], None]
 STUCK_AFTER_US = 10_000_000
 HOLD_US = 2_000_000  # a seat button held this long pauses the table
 REFERENCE_RENEW_US = 60_000_000  # renew the ticks ↔ engine-clock pair this often (pigpio wraps)
+PAIR_TIGHT_US = 50  # a (ticks, clock) pair read within this is taken as one instant
+PAIR_TRIES = 8  # … or the tightest of this many tries
 
 
 class CaptureError(RuntimeError):
@@ -273,7 +275,7 @@ class ButtonBox:
         self._chain_bits = 0
         self._blinks: dict[str, threading.Event] = {}
         self._closed = False
-        self._ref: tuple[Any, int] = (factory.ticks(), clock())  # (ticks, engine µs) together
+        self._ref: tuple[Any, int] = self._pair()  # (ticks, engine µs) taken together
         self._wake = threading.Event()
         self._confirmer: threading.Thread | None = None
         try:
@@ -327,7 +329,24 @@ class ButtonBox:
             return
         now = self.clock() if now is None else now
         if now - self._ref[1] >= REFERENCE_RENEW_US:
-            self._ref = (self.factory.ticks(), self.clock())
+            self._ref = self._pair()
+
+    def _pair(self) -> tuple[Any, int]:
+        """A (ticks, engine µs) pair read as one instant: the tick read between two clock
+        reads, their midpoint taken, the tightest of a few tries kept. A thread preempted
+        between two plain reads would shift every later stamp against the cues by as long
+        as it waited (milliseconds on a busy Pi)."""
+        best: tuple[int, Any, int] | None = None
+        for _ in range(PAIR_TRIES):
+            before = self.clock()
+            ticks = self.factory.ticks()
+            after = self.clock()
+            if best is None or after - before < best[0]:
+                best = (after - before, ticks, (before + after) // 2)
+            if after - before <= PAIR_TIGHT_US:
+                break
+        assert best is not None
+        return best[1], best[2]
 
     # ------------------------------------------------------------------------------ confirming
 

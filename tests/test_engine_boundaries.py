@@ -11,6 +11,7 @@ held. Nothing here reads the wall clock.
 from __future__ import annotations
 
 from collections.abc import Callable
+
 import pytest
 
 from referee.capture.gpio import HOLD_US

@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 # root (tests/test_pi_install.py), whose own systemd-analyze verifies the unit
 APT_PACKAGES ?= espeak-ng chromium sox libportaudio2 shellcheck debootstrap
 
-.PHONY: demo test bench lint setup system-packages clean
+.PHONY: demo test bench lint mutate setup system-packages clean
 
 setup: system-packages $(VENV)/.installed
 
@@ -44,6 +44,15 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy referee
 	$(VENV)/bin/lint-imports
+
+# Mutation testing of the decision modules (docs/mutation.md): `make mutate`, or a subset with
+# `make mutate MODULES=referee/rules/race.py`. mutmut comes from the `mutate` extra, installed
+# here only, so `make test` and CI never need it.
+MODULES ?=
+
+mutate: setup
+	@$(PY) -c 'import mutmut' 2>/dev/null || $(VENV)/bin/pip install -q --disable-pip-version-check -e '.[test,mutate]'
+	$(PY) tools/mutate.py $(MODULES)
 
 bench: setup
 	$(PY) benchmarks/run_all.py

@@ -200,3 +200,80 @@ def test_a_guess_while_held_keeps_the_alert_up() -> None:
     assert guard.check("10.5.0.1", WRONG)[0] == 429  # held: the alert runs from now
     clock.now += ALERT_S - US
     assert guard.alert() != ""
+
+
+# -- the tables of addresses are bounded, and a flood of addresses unlocks nobody ----------------
+
+
+def test_a_flood_of_addresses_never_forgets_a_locked_one_and_stays_bounded() -> None:
+    """The guesser locked first (the oldest entry), then MAX_ADDRESSES + 100 others give one
+    wrong PIN each: the guesser is still locked, and the guard remembers at most MAX_ADDRESSES."""
+    from referee.scoreboard.pin import MAX_ADDRESSES
+
+    clock = Clock()
+    guard = guard_at(clock, free_wrong=10**9)  # no table-wide budget in the way here
+    wrongs(guard, "guesser", MAX_TRIES)
+    for i in range(MAX_ADDRESSES + 100):
+        assert guard.check(f"10.{i // 250}.{i % 250}.1", WRONG)[0] == 401
+        assert len(guard._tries) <= MAX_ADDRESSES
+    assert guard.check("guesser", PIN)[0] == 429
+    # an address that made MAX_TRIES - 1 wrong guesses lately is still counted
+    wrongs(guard, "typist", MAX_TRIES - 1)
+    assert guard.check(f"10.99.0.{1}", WRONG)[0] == 401
+    assert wrongs(guard, "typist", 1) == [401] and guard.check("typist", PIN)[0] == 429
+
+
+def test_with_every_remembered_address_locked_the_oldest_lock_makes_room() -> None:
+    from referee.scoreboard.pin import MAX_ADDRESSES
+
+    clock = Clock()
+    guard = guard_at(clock, free_wrong=10**9, max_tries=1)  # one wrong PIN locks
+    for i in range(MAX_ADDRESSES):
+        guard.check(f"a{i}", WRONG)
+    assert guard.check("a0", PIN)[0] == 429 and len(guard._tries) == MAX_ADDRESSES
+    assert guard.check("newcomer", WRONG)[0] == 401
+    assert len(guard._tries) <= MAX_ADDRESSES
+    assert guard.check("newcomer", PIN)[0] == 429  # the newcomer's own lock is kept
+    assert guard.check("a0", PIN) == (0, 0.0)  # the oldest made room
+    assert guard.check(f"a{MAX_ADDRESSES - 1}", PIN)[0] == 429  # the others stay locked
+
+
+def test_run_out_locks_are_forgotten_first() -> None:
+    clock = Clock()
+    guard = guard_at(clock, free_wrong=10**9)
+    wrongs(guard, "old", MAX_TRIES)
+    wrongs(guard, "late", MAX_TRIES - 1)
+    clock.now += LOCK_S
+    wrongs(guard, "new", 1)  # a new address: run-out locks are dropped, counts are kept
+    assert "old" not in guard._tries
+    assert wrongs(guard, "late", 1) == [401] and guard.check("late", PIN)[0] == 429
+
+
+def test_the_trusted_addresses_are_bounded_and_run_out_ones_make_room() -> None:
+    from referee.scoreboard.pin import MAX_ADDRESSES
+
+    clock = Clock()
+    guard = guard_at(clock)
+    for i in range(MAX_ADDRESSES + 10):
+        assert guard.check(f"p{i}", PIN) == (0, 0.0)
+        assert len(guard._trusted) <= MAX_ADDRESSES
+    clock.now += TRUSTED_S  # every one of them has run out exactly now
+    assert guard.check("judge", PIN) == (0, 0.0)
+    [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]  # the budget is spent
+    assert guard.check("judge", PIN) == (0, 0.0)  # the judge was trusted: room was made
+
+
+def test_a_guard_whose_clock_starts_at_zero() -> None:
+    """An injected clock may start at 0 (a Pi's monotonic clock starts at boot): no alert is up
+    and no stranger is trusted at the start."""
+    clock = Clock(0.0)
+    guard = guard_at(clock)
+    assert guard.alert() == ""
+    [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]
+    assert guard.check("stranger", PIN)[0] == 429
+
+
+def test_a_pin_that_cannot_be_encoded_is_just_wrong() -> None:
+    guard = guard_at(Clock())
+    assert guard.check("10.0.0.1", "\ud800") == (401, 0.0)  # a lone surrogate: no exception
+    assert guard.wrong_total == 1

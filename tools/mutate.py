@@ -49,12 +49,15 @@ TABLELOG_TESTS = RULES_TESTS + (
     "tests/test_bad_logs.py", "tests/test_tablelog_boundaries.py",
     "--deselect", "tests/test_bad_logs.py::test_huge_logs_are_replayed_or_refused_with_bounded_memory",
 )
-CAPTURE_TESTS = ("tests/test_gpio.py", "tests/test_pi_capture.py", "tests/test_button_faults.py")
-ENGINE_TESTS = ("tests/test_engine.py", "tests/test_engine_games.py", "tests/test_rhythm.py")
+CAPTURE_TESTS = ("tests/test_gpio.py", "tests/test_pi_capture.py", "tests/test_button_faults.py",
+                 "tests/test_capture_boundaries.py")
+ENGINE_TESTS = ("tests/test_engine.py", "tests/test_engine_games.py", "tests/test_rhythm.py",
+                "tests/test_rhythm_boundaries.py", "tests/test_engine_boundaries.py")
 PIN_TESTS = (
     "tests/test_web.py::test_every_change_needs_the_pin",
     "tests/test_web.py::test_five_wrong_pins_lock_the_address_for_a_minute",
     "tests/test_web.py::test_a_missing_pin_is_not_a_wrong_try",
+    "tests/test_pin_boundaries.py",
 )
 
 MODULES: dict[str, tuple[str, ...]] = {

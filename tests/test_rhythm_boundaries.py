@@ -267,3 +267,89 @@ def test_a_table_started_mid_game_counts_quiet_rounds_from_its_first_call() -> N
         if got[-1] is not Decision.CALL:
             break
     assert got == [Decision.CALL, Decision.CALL, Decision.CALL, Decision.AUTO_PAUSED]
+
+
+# -- which presses are game presses, around a pause and without a Ready step -------------------------
+
+
+def paused_and_resumed(can_call: bool) -> tuple[Rhythm, int]:
+    """A table that played, paused, and was resumed by a press at 20 s; returns it with the
+    instant its count-in ends (the next call, or GO for a game without calls)."""
+    r = counting_in(Pace(count_in_us=1_000_000, pause_us=0))
+    assert r.tick(0, view(can_call=can_call)) is None
+    assert r.tick(1_000_000, view(can_call=can_call)) is (Decision.CALL if can_call else
+                                                           Decision.GO)
+    if can_call:
+        r.called(1_000_000)
+    assert r.pause(10_000_000, in_hand=False) and r.phase is Phase.PAUSED
+    assert r.press("A", 20_000_000) == "resume" and r.phase is Phase.COUNT_IN
+    assert r.press("B", 20_500_000) == "ignore"  # in the count-in: nobody's game press
+    assert r.tick(20_000_000, view(quiet_at=0, can_call=can_call)) is None
+    return r, 21_000_000
+
+
+def test_after_a_resume_presses_count_from_the_next_call_not_the_first() -> None:
+    r, call = paused_and_resumed(can_call=True)
+    assert r.tick(call, view(rounds=1, quiet_at=0)) is Decision.CALL
+    r.called(call)
+    assert r.press("A", call - 1) == "ignore"  # stamped in the count-in, however late it comes
+    assert r.press("A", call) == "game"
+
+
+def test_after_a_resume_a_game_without_calls_counts_presses_from_its_go() -> None:
+    r, go = paused_and_resumed(can_call=False)
+    assert r.tick(go, view(rounds=1, quiet_at=0, can_call=False)) is Decision.GO
+    assert r.press("A", go - 1) == "ignore"
+    assert r.press("A", go) == "game"
+
+
+def test_presses_between_rounds_are_still_the_rules_to_judge() -> None:
+    """Only a call out of a count-in moves the start of play: a press stamped before round 2's
+    call (round 1's, delivered late) is a game press, for the rules to place."""
+    r = counting_in(Pace(count_in_us=0, pause_us=0))
+    assert r.tick(0, view()) is Decision.CALL
+    r.called(1_000)
+    assert r.tick(2_000, view(rounds=1, quiet_at=2_000)) is Decision.CALL
+    r.called(5_000)
+    assert r.press("A", 4_000) == "game"
+
+
+def test_a_table_without_a_ready_step_takes_every_press_as_a_game_press() -> None:
+    """A resumed game starts without a Ready step: its presses go to the rules from the start
+    (a press stamped before its first call too: it may belong to the round in hand)."""
+    r = Rhythm(["A"], Pace(pause_us=0), ready=False)
+    assert r.wake(7) == 7 + POLL_US  # nothing known yet: it asks again soon
+    assert r.press("A", 0) == "game"
+    assert r.tick(0, view()) is Decision.CALL
+    r.called(1_000)
+    assert r.press("A", 500) == "game"
+
+
+def test_a_resumed_game_without_calls_goes_straight_to_play() -> None:
+    r = Rhythm(["A"], Pace(), ready=False)
+    assert r.tick(0, view(can_call=False)) is None
+    assert r.phase is Phase.PLAYING and not r.holding
+
+
+def test_the_race_closing_moves_the_table_to_ruling() -> None:
+    r = ruled(Pace(pause_us=1_000))
+    assert r.phase is Phase.CALLING
+    assert r.tick(20, view(rounds=1, quiet_at=20)) is None
+    assert r.phase is Phase.RULING and r.wake(20) == 1_020
+
+
+@pytest.mark.parametrize("phase", ["ready", "paused", "pausing", "over"])
+def test_a_pause_is_refused_where_there_is_nothing_to_pause(phase: str) -> None:
+    r = Rhythm(["A"], Pace(), ready=(phase == "ready"))
+    if phase in ("paused", "pausing"):
+        assert r.pause(0, in_hand=(phase == "pausing"))
+    elif phase == "over":
+        r.end()
+    before = r.phase
+    assert r.pause(10, in_hand=False) is False and r.phase is before
+
+
+def test_start_is_refused_while_the_table_plays() -> None:
+    r = ruled(Pace())
+    assert r.start(10) is False and r.phase is Phase.CALLING
+    assert r.resume(10) is False and r.phase is Phase.CALLING

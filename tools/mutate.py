@@ -50,7 +50,7 @@ TABLELOG_TESTS = RULES_TESTS + (
     "--deselect", "tests/test_bad_logs.py::test_huge_logs_are_replayed_or_refused_with_bounded_memory",
 )
 CAPTURE_TESTS = ("tests/test_gpio.py", "tests/test_pi_capture.py", "tests/test_button_faults.py",
-                 "tests/test_capture_boundaries.py")
+                 "tests/test_capture_boundaries.py", "tests/test_capture_outputs.py")
 # (test_rhythm.py's live tables and two of test_engine.py's run on the wall clock for seconds
 # each: every mutant of the engine's step would run them all, hours in all, and a wall-clock
 # table judges a mutant by how loaded the machine is; the simulated-clock tests judge the same)

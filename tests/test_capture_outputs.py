@@ -1,0 +1,427 @@
+"""The button box beyond the edge timing (issue 17, points 3 and 4): the confirmer thread's
+schedule, deadlines with a late-delivering pin library, the seat LEDs, the cue light, the chain
+blink, the doctor's pin table, the virtual box, and the one-line messages a user reads.
+
+The confirmer loop and the chain blink are run in the test's own thread against a fake sleep and
+a fake event on a simulated clock, so their schedule is checked exactly, without the wall clock.
+Where gpiozero's own background threads do the timing (an LED pin's blink, the cue light's
+timer, a virtual press held for a while), the test waits for the outcome and never bounds it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+import referee.capture.gpio as gpio
+from referee.capture.gpio import ButtonBox, CaptureError
+from referee.config import SeatConfig, TableConfig, default_config
+from referee.events import ButtonHeld, Press
+from tests.pinfactories import LGPIOFactory, RPiGPIOFactory, SimClock
+
+BLUE, RED = 4, 17
+DATA, CLOCK, LATCH = 10, 11, 8
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def latched_bytes(factory: MockFactory) -> list[int]:
+    """The bytes a 74HC595 latched, from the data/clock/latch pin histories (TickPin)."""
+    merged = sorted((seq, bcm, level) for bcm in (DATA, CLOCK, LATCH)
+                    for seq, level in factory.pin(bcm).history)
+    data, register, latched = False, 0, []
+    for _, bcm, level in merged:
+        if bcm == DATA:
+            data = level
+        elif bcm == CLOCK and level:
+            register = ((register << 1) | data) & 0xFF
+        elif bcm == LATCH and level:
+            latched.append(register)
+    return latched
+
+
+@pytest.fixture
+def boxes(mock_factory: MockFactory) -> Iterator[Callable[..., ButtonBox]]:
+    made: list[ButtonBox] = []
+
+    def make(config: TableConfig | None = None, sink: Callable[[object], None] | None = None,
+             **kw: Any) -> ButtonBox:
+        box = ButtonBox(config or default_config(["Blue", "Red"]), sink or (lambda e: None),
+                        factory=mock_factory, **kw)
+        made.append(box)
+        return box
+
+    try:
+        yield make
+    finally:
+        for box in made:
+            box.close()
+
+
+# -- the confirmer thread's schedule (run here, on a simulated clock) --------------------------------
+
+
+class FakeTime:
+    """`time` for the confirmer loop: sleeping moves the simulated clock; a runaway loop ends."""
+
+    def __init__(self, clock: SimClock, box: ButtonBox) -> None:
+        self.clock, self.box, self.slept = clock, box, []
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.clock.advance_to(self.clock.now() + round(seconds * 1_000_000))
+        if len(self.slept) > 50:
+            self.box._closed = True
+
+
+class FakeWake:
+    """The confirmer's wake-up event: each wait is recorded; `on_wait` may press a button."""
+
+    def __init__(self, box: ButtonBox, on_wait: Callable[[], None] | None = None) -> None:
+        self.box, self.on_wait, self.waits, self._set = box, on_wait, [], False
+
+    def set(self) -> None:
+        self._set = True
+
+    def clear(self) -> None:
+        self._set = False
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append(timeout)
+        if self.on_wait is not None:
+            self.on_wait()
+            self.on_wait = None
+        elif len(self.waits) > 3:
+            self.box._closed = True
+        return self._set
+
+
+def confirming(mock_factory: MockFactory, confirm_us: int, monkeypatch: pytest.MonkeyPatch
+               ) -> tuple[ButtonBox, SimClock, FakeTime, list[object]]:
+    clock = SimClock()
+    got: list[object] = []
+    box = ButtonBox(default_config(["Blue", "Red"]), got.append, factory=mock_factory,
+                    clock=clock.now, confirm_us=confirm_us, confirmer=False)
+    fake = FakeTime(clock, box)
+    monkeypatch.setattr(gpio, "time", fake)
+
+    def stop_at_first_press(event: object) -> None:
+        got.append(event)
+        box._closed = True  # the loop ends after the press it confirmed
+
+    box.sink = stop_at_first_press
+    return box, clock, fake, got
+
+
+@pytest.mark.parametrize(("confirm_us", "slept"), [
+    (1000, [0.001, 0.0002]),  # to the deadline, then a short look again
+    (120_000, [0.05, 0.05, 0.02, 0.0002]),  # never more than 50 ms at a time
+])
+def test_the_confirmer_sleeps_until_the_deadline_and_confirms_there(
+        mock_factory: MockFactory, monkeypatch: pytest.MonkeyPatch, confirm_us: int,
+        slept: list[float]) -> None:
+    box, clock, fake, got = confirming(mock_factory, confirm_us, monkeypatch)
+    try:
+        start = clock.now()
+        mock_factory.pin(BLUE).drive(False, box.ref_ticks)  # held from the reference instant
+        box._wake = FakeWake(box)  # type: ignore[assignment]
+        box._confirm_loop()
+        assert got == [Press(start, "Blue")]
+        assert fake.slept == pytest.approx(slept)
+        assert clock.now() == start + confirm_us + 200
+    finally:
+        box.close()
+
+
+def test_an_idle_confirmer_waits_for_an_edge_then_confirms_it(
+        mock_factory: MockFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    box, clock, fake, got = confirming(mock_factory, 1000, monkeypatch)
+    try:
+        start = clock.now()
+        pin = mock_factory.pin(RED)
+        wake = FakeWake(box, on_wait=lambda: pin.drive(False, box.ref_ticks))
+        box._wake = wake  # type: ignore[assignment]
+        box._confirm_loop()
+        assert wake.waits == [1.0]  # nothing pending: it waits (at most a second) for an edge
+        assert got == [Press(start, "Red")]
+        assert fake.slept == pytest.approx([0.001, 0.0002])
+    finally:
+        box.close()
+
+
+def test_a_closed_box_stops_its_confirmer(mock_factory: MockFactory) -> None:
+    box = ButtonBox(default_config(["Blue", "Red"]), lambda e: None, factory=mock_factory,
+                    confirm_us=1000)
+    thread = box._confirmer
+    assert thread is not None and thread.is_alive()
+    box.close()
+    thread.join(5)
+    assert not thread.is_alive()
+
+
+# -- deadlines and polls with more than one button ----------------------------------------------------
+
+
+def test_deadlines_include_the_pin_librarys_delivery_delay() -> None:
+    clock = SimClock()
+    factory = LGPIOFactory(clock)
+    box = ButtonBox(default_config(["Blue", "Red"]), lambda e: None, factory=factory,
+                    clock=clock.now, confirm_us=1000, confirmer=False)
+    try:
+        delivery = box.timing.delivery_us
+        assert delivery == gpio.LGPIO_DELIVERY_US
+        start = clock.now() + 1000
+        factory.pulse(RED, at_us=start, width_us=300)  # a spike on Red
+        factory.run_until(start + 1100)  # both of its edges delivered
+        assert box.next_deadline() == start + 300 + 1000 + delivery  # rejected then, if still high
+        factory.edge(RED, start + 600, False)  # low again within confirm_us: the same press
+        factory.run_until(start + 1800)
+        assert box.next_deadline() == start + 1000 + delivery
+    finally:
+        box.close()
+
+
+def test_the_deadline_of_a_press_low_again_after_its_confirm_time_is_that_edge(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    clock = SimClock()
+    box = boxes(clock=clock.now, confirm_us=1000, confirmer=False)
+    pin = mock_factory.pin(BLUE)
+    pin.drive(False, box.ref_ticks)
+    pin.drive(True, box.ref_ticks + 500e-6)
+    pin.drive(False, box.ref_ticks + 1200e-6)  # high for 700 µs: not a glitch yet
+    assert box.next_deadline() == box.ref_us + 1200
+
+
+def test_the_next_deadline_is_the_earliest_of_every_pending_button(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    clock = SimClock()
+    got: list[object] = []
+    box = boxes(sink=got.append, clock=clock.now, confirm_us=1000, confirmer=False)
+    assert box.next_deadline() is None
+    mock_factory.pin(RED).drive(False, box.ref_ticks + 300e-6)  # Blue (first) is not pending
+    assert box.next_deadline() == box.ref_us + 1300
+    mock_factory.pin(BLUE).drive(False, box.ref_ticks + 100e-6)
+    assert box.next_deadline() == box.ref_us + 1100
+    box.poll(box.ref_us + 1300)  # one poll confirms both
+    assert sorted((e.seat, e.t_us - box.ref_us) for e in got if isinstance(e, Press)) == [
+        ("Blue", 100), ("Red", 300)]
+    assert box.next_deadline() is None
+
+
+def test_poll_without_a_time_reads_the_boxs_clock(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    clock = SimClock()
+    got: list[object] = []
+    box = boxes(sink=got.append, clock=clock.now, confirm_us=1000, confirmer=False)
+    mock_factory.pin(BLUE).drive(False, box.ref_ticks)
+    box.poll()
+    assert got == []
+    clock.advance_to(box.ref_us + 1000)
+    box.poll()
+    assert got == [Press(box.ref_us, "Blue")]
+    box.poll(box.ref_us + 999_999)  # an explicit time is used as given
+    assert len(got) == 1
+
+
+def test_a_glitch_leaves_no_trace_on_the_next_press_and_its_hold(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    clock = SimClock()
+    got: list[object] = []
+    box = boxes(sink=got.append, clock=clock.now, confirm_us=1000, confirmer=False)
+    pin = mock_factory.pin(BLUE)
+    pin.drive(False, box.ref_ticks)
+    pin.drive(True, box.ref_ticks + 200e-6)
+    box.poll(box.ref_us + 1200)  # rejected: a glitch
+    pin.drive(False, box.ref_ticks + 0.1)  # a real press 100 ms later, held
+    box.poll(box.ref_us + 101_000)
+    box.check_stuck(box.ref_us + 100_000 + gpio.HOLD_US)
+    assert got == [Press(box.ref_us + 100_000, "Blue"),
+                   ButtonHeld("Blue", "slap", box.ref_us + 100_000 + gpio.HOLD_US)]
+
+
+# -- LEDs: pins, the chain, blinking, the cue light ------------------------------------------------
+
+
+def seats_with_led_pins() -> TableConfig:
+    return TableConfig(seats=(SeatConfig("Blue", "#1f6feb", 4, led=23),
+                              SeatConfig("Red", "#d1242f", 17, led=24)))
+
+
+def test_the_doctors_pin_table_says_each_led_and_chain_pin_as_it_is(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    box = boxes(seats_with_led_pins())
+    box.led("Red", True)
+    assert box.pins() == [("Blue slap", 4, "released"), ("Red slap", 17, "released"),
+                          ("Blue LED", 23, "off"), ("Red LED", 24, "on")]
+    box.close()  # its pins are free again for a box with an LED chain
+    config = default_config(["Blue", "Red"])
+    chained = boxes(replace(config, leds=replace(config.leds, oe=25), seats=tuple(
+        replace(s, double=None) for s in config.seats)))
+    rows = [r for r in chained.pins() if r[0].startswith("LED chain")]
+    assert rows == [("LED chain data", DATA, "low"), ("LED chain clock", CLOCK, "low"),
+                    ("LED chain latch", LATCH, "low"), ("LED chain oe", 25, "low")]
+    chained._chain["data"].on()
+    assert ("LED chain data", DATA, "high") in chained.pins()
+
+
+def test_an_led_pin_blinks_three_times_by_default_in_the_background(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    box = boxes(seats_with_led_pins())
+    asked: list[dict[str, Any]] = []
+    box._leds["Red"].blink = lambda **kw: asked.append(kw)  # what gpiozero is asked to do
+    box.blink("Red")
+    box.blink("Red", times=5, on_ms=40)
+    assert asked == [dict(on_time=0.15, off_time=0.15, n=3, background=True),
+                     dict(on_time=0.04, off_time=0.04, n=5, background=True)]
+    # and for real: gpiozero blinks the pin twice and leaves it off
+    red = mock_factory.pin(24)
+    start = len(red.history)
+    box2 = boxes(TableConfig(seats=(SeatConfig("Green", "#2da44e", 27, led=22),)))
+    green = mock_factory.pin(22)
+    box2.blink("Green", times=2, on_ms=10)
+    wait_for(lambda: [s for _, s in green.history] == [True, False, True, False])
+    assert len(red.history) == start
+
+
+def chain_box(boxes: Callable[..., ButtonBox]) -> ButtonBox:
+    return boxes(default_config(["Blue", "Red", "Green"]))
+
+
+class FakeStop:
+    """A blink's stop event: waits are recorded; `stop_after` waits, it is set."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.waits: list[float] = []
+        self.stop_after = stop_after
+        self._set = False
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        self._set = True
+
+    def wait(self, seconds: float) -> bool:
+        self.waits.append(seconds)
+        if self.stop_after is not None and len(self.waits) >= self.stop_after:
+            self._set = True
+        return self._set
+
+
+def test_a_chain_blink_is_on_and_off_for_its_time_each(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    box = chain_box(boxes)
+    box.led("Blue", True)
+    stop = FakeStop()
+    box._chain_blink(2, 2, 0.15, stop)  # type: ignore[arg-type]
+    assert latched_bytes(mock_factory)[2:] == [0b101, 0b001, 0b101, 0b001]
+    assert stop.waits == [0.15] * 4
+
+
+@pytest.mark.parametrize("stop_after", [1, 2])
+def test_a_stopped_chain_blink_never_touches_the_led_again(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory, stop_after: int) -> None:
+    """Setting an LED stops its blink: whatever the blink was about to do next, it does not
+    (it would undo the new setting)."""
+    box = chain_box(boxes)
+    stop = FakeStop(stop_after)
+    box._chain_blink(1, 3, 0.15, stop)  # type: ignore[arg-type]
+    written = latched_bytes(mock_factory)[1:]
+    assert written == [0b010, 0b000][:stop_after]
+    assert stop.waits == [0.15] * stop_after
+
+
+def test_a_chain_blink_after_close_writes_nothing(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    box = chain_box(boxes)
+    box.close()
+    before = latched_bytes(mock_factory)
+    stop = FakeStop()
+    box._chain_blink(0, 2, 0.15, stop)  # type: ignore[arg-type]
+    assert latched_bytes(mock_factory) == before and stop.waits == []
+
+
+def test_the_cue_light_lights_every_seat_at_once_then_goes_out(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    box = chain_box(boxes)
+    box.cue_light(on_ms=30)
+    assert latched_bytes(mock_factory)[-1] == 0b111  # at the go-word's instant
+    wait_for(lambda: latched_bytes(mock_factory)[-1] == 0)
+    box.cue_light()  # the default flash goes out on its own too
+    assert latched_bytes(mock_factory)[-1] == 0b111
+    wait_for(lambda: latched_bytes(mock_factory)[-1] == 0)
+
+
+def test_unknown_seats_are_named_with_the_seats_there_are(
+        boxes: Callable[..., ButtonBox]) -> None:
+    box = chain_box(boxes)
+    with pytest.raises(ValueError) as caught:
+        box.blink("Mauve")
+    assert str(caught.value) == "unknown seat 'Mauve'; seats: Blue, Red, Green"
+
+
+# -- the virtual box (mock mode) --------------------------------------------------------------------
+
+
+def test_a_virtual_press_is_a_press_and_a_release_at_once_by_default(
+        boxes: Callable[..., ButtonBox]) -> None:
+    got: list[object] = []
+    box = boxes(sink=got.append)
+    box.press("Blue")
+    assert ("Blue slap", BLUE, "released") in box.pins()
+    assert [type(e) for e in got] == [Press]
+
+
+def test_a_virtual_press_held_for_a_while_is_released_by_itself(
+        boxes: Callable[..., ButtonBox]) -> None:
+    box = boxes()
+    box.press("Red", hold_ms=50)
+    assert ("Red slap", RED, "pressed") in box.pins()  # held now ...
+    wait_for(lambda: ("Red slap", RED, "released") in box.pins())  # ... and let go later
+
+
+def test_hold_and_release_press_the_slap_button_unless_told(
+        boxes: Callable[..., ButtonBox]) -> None:
+    box = boxes()
+    box.hold("Blue")
+    assert ("Blue slap", BLUE, "pressed") in box.pins()
+    box.release("Blue")
+    assert ("Blue slap", BLUE, "released") in box.pins()
+
+
+def test_virtual_presses_on_real_pins_say_how_to_get_mock_pins() -> None:
+    class LGPIOFactory:  # stands in for lgpio: the box opens no pin for a seat without a button
+        def ticks(self) -> float:
+            return 0.0
+
+    box = ButtonBox(TableConfig(seats=(SeatConfig("Blue", "#1f6feb", None),)), lambda e: None,
+                    factory=LGPIOFactory(), confirmer=False)
+    try:
+        with pytest.raises(RuntimeError) as caught:
+            box.press("Blue")
+        assert str(caught.value) == ("simulated presses need mock pins; run with "
+                                     "GPIOZERO_PIN_FACTORY=mock (or --mock)")
+    finally:
+        box.close()
+
+
+def test_a_factory_without_edge_times_is_refused_with_the_fix() -> None:
+    with pytest.raises(CaptureError) as caught:
+        ButtonBox(default_config(["Blue", "Red"]), lambda e: None, factory=RPiGPIOFactory(),
+                  untimed_ok=False)
+    assert str(caught.value) == (
+        "the pin factory RPiGPIOFactory gives no edge times (RPi.GPIO passes no edge time: "
+        "gpiozero stamps it when the Python callback runs (late by up to milliseconds under "
+        "load)), so close races would be ruled on when Python ran, not when hands landed: "
+        "install lgpio (sudo apt install python3-lgpio) and set GPIOZERO_PIN_FACTORY=lgpio, or "
+        "set untimed_edges = true in [buttons] to referee anyway")

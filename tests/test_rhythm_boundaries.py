@@ -353,3 +353,16 @@ def test_start_is_refused_while_the_table_plays() -> None:
     r = ruled(Pace())
     assert r.start(10) is False and r.phase is Phase.CALLING
     assert r.resume(10) is False and r.phase is Phase.CALLING
+
+
+def test_a_pause_asked_during_the_call_asks_again_soon_until_the_round_is_done() -> None:
+    r = ruled(Pace())
+    assert r.pause(20, in_hand=True) and r.phase is Phase.PAUSING
+    assert r.wake(30) == 30 + POLL_US  # (an engine sleeping until then looks again)
+
+
+def test_a_second_ready_press_of_a_seat_is_nobodys_press() -> None:
+    r = Rhythm(["A", "B"], Pace())
+    assert r.press("A", 10) == "ready"
+    assert r.press("A", 20) == "ignore"
+    assert not r.all_ready()

@@ -10,6 +10,7 @@ timer, a virtual press held for a while), the test waits for the outcome and nev
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -298,7 +299,9 @@ def chain_box(boxes: Callable[..., ButtonBox]) -> ButtonBox:
 
 
 class FakeStop:
-    """A blink's stop event: waits are recorded; `stop_after` waits, it is set."""
+    """A blink's stop event: waits are recorded. At the `stop_after`-th wait it is set, the way
+    `led()` sets it, but that wait still reports a timeout: the LED was set just as the blink's
+    wait ran out, the one moment the blink must look again before it writes."""
 
     def __init__(self, stop_after: int | None = None) -> None:
         self.waits: list[float] = []
@@ -313,9 +316,10 @@ class FakeStop:
 
     def wait(self, seconds: float) -> bool:
         self.waits.append(seconds)
+        was = self._set
         if self.stop_after is not None and len(self.waits) >= self.stop_after:
             self._set = True
-        return self._set
+        return was
 
 
 def test_a_chain_blink_is_on_and_off_for_its_time_each(
@@ -328,7 +332,7 @@ def test_a_chain_blink_is_on_and_off_for_its_time_each(
     assert stop.waits == [0.15] * 4
 
 
-@pytest.mark.parametrize("stop_after", [1, 2])
+@pytest.mark.parametrize("stop_after", [1, 2, 3])
 def test_a_stopped_chain_blink_never_touches_the_led_again(
         boxes: Callable[..., ButtonBox], mock_factory: MockFactory, stop_after: int) -> None:
     """Setting an LED stops its blink: whatever the blink was about to do next, it does not
@@ -337,8 +341,19 @@ def test_a_stopped_chain_blink_never_touches_the_led_again(
     stop = FakeStop(stop_after)
     box._chain_blink(1, 3, 0.15, stop)  # type: ignore[arg-type]
     written = latched_bytes(mock_factory)[1:]
-    assert written == [0b010, 0b000][:stop_after]
+    assert written == [0b010, 0b000, 0b010][:stop_after]
     assert stop.waits == [0.15] * stop_after
+
+
+def test_a_new_blink_of_a_seat_ends_the_one_before(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    box = chain_box(boxes)
+    before = set(threading.enumerate())
+    box.blink("Red", times=50, on_ms=200)  # 20 s of blinking, on its own thread
+    (first,) = set(threading.enumerate()) - before
+    box.blink("Red", times=1, on_ms=10)
+    first.join(5)
+    assert not first.is_alive()
 
 
 def test_a_chain_blink_after_close_writes_nothing(
@@ -425,3 +440,42 @@ def test_a_factory_without_edge_times_is_refused_with_the_fix() -> None:
         "load)), so close races would be ruled on when Python ran, not when hands landed: "
         "install lgpio (sudo apt install python3-lgpio) and set GPIOZERO_PIN_FACTORY=lgpio, or "
         "set untimed_edges = true in [buttons] to referee anyway")
+
+
+# -- a pin that will not open, and the mock pins' bounded history ---------------------------------
+
+
+@pytest.mark.parametrize(("cause", "said"), [(OSError("GPIO busy"), "GPIO busy"),
+                                             (PermissionError(), "PermissionError")])
+def test_a_pin_that_will_not_open_is_named_with_its_role_and_cause(
+        mock_factory: MockFactory, cause: BaseException, said: str) -> None:
+    real = mock_factory.pin
+
+    def pin(spec: Any, **kw: Any) -> Any:
+        if spec == RED:
+            raise cause
+        return real(spec, **kw)
+
+    mock_factory.pin = pin  # type: ignore[method-assign]
+    with pytest.raises(gpio.PinOpenError) as caught:
+        ButtonBox(default_config(["Blue", "Red"]), lambda e: None, factory=mock_factory)
+    err = caught.value
+    assert str(err) == f"BCM {RED} (Red slap): {said}"
+    assert (err.bcm, err.role, err.cause) == (RED, "Red slap", cause)
+    assert real(BLUE).when_changed is None  # the pins opened before it were let go
+
+
+def test_mock_pins_keep_only_their_latest_level_changes() -> None:
+    factory = MockFactory(pin_class=gpio.BoundedMockPin)
+    try:
+        pin = factory.pin(BLUE)
+        pin.input_with_pull("up")
+        for i in range(200):
+            pin.drive_low() if i % 2 == 0 else pin.drive_high()
+        states = [s.state for s in pin.states]
+        assert len(states) == gpio.BoundedMockPin.KEEP
+        assert states[-2:] == [False, True]  # the latest changes are the ones kept
+        pin.clear_states()
+        assert len(pin.states) == 1 and pin.states[0].state is True
+    finally:
+        factory.close()

@@ -73,7 +73,7 @@ class PinOpenError(CaptureError):
 
     def __init__(self, bcm: int, role: str, cause: BaseException) -> None:
         self.bcm, self.role, self.cause = bcm, role, cause
-        super().__init__(f"BCM {bcm} ({role}): {cause or type(cause).__name__}")
+        super().__init__(f"BCM {bcm} ({role}): {str(cause) or type(cause).__name__}")
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ BENCHES = [
     Bench("pi_speech", "bench_pi_speech.py", "Speech on a slow Pi (a Zero 2 W's CPU budget)", 240),
     Bench("scoreboard", "bench_scoreboard.py", "Scoreboard: ruling → 50 event streams", 150,
           ours=False),
+    Bench("history", "bench_history.py", "History while a long game grows", 60),
     Bench("hostile", "bench_hostile.py", "Hostile guests and a full disk", 150, ["--seconds", "60"],
           ours=False),
 ]

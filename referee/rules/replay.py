@@ -25,15 +25,17 @@ class ReplayError(RulesError):
         self.message = message
 
 
-def drive(rules: Rules, lines: Iterable[tuple[int, Event]], *, finish: bool = True) -> int:
+def drive(rules: Rules, lines: Iterable[tuple[int, Event]], *, finish: bool = True,
+          cues_before: int = 0) -> int:
     """Feed (line number, event) pairs of a log after its game line to `rules`.
 
+    `cues_before`: cues already fed from earlier lines (a log driven in pieces, as it grows).
     Returns the latest `t_us` of a timed event (0 if none). ReplayError names the first line
     the rules refuse.
     """
     timed: list[tuple[int, int, Cue | Press]] = []
     judge: list[tuple[int, Event]] = []
-    cues_seen = 0
+    cues_seen = cues_before
     press_lines: dict[tuple[int, str], int] = {}  # (t_us, seat) → its first line
     for line, ev in lines:
         if isinstance(ev, GameStart):

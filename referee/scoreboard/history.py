@@ -2,10 +2,12 @@
 
 Every stored game (practice games excluded) is replayed with the same code `referee replay` uses,
 so history always agrees with the rules; results are cached per game until its log grows. A game
-still being played grows with every press: its summary is brought up to date at most every
-`LIVE_REFRESH_S` seconds, by one background replay at a time, and a request meanwhile gets the
-latest summary at once; so any number of history requests cost the table at most one replay per
-`LIVE_REFRESH_S`, never one each.
+still being played grows with every press: the first time it is seen growing, its rules are built
+once in the background (the same driver a resumed game uses; requests meanwhile get the summary
+they had), and from then on each request feeds them only the lines logged since the one before,
+so the page is current and all the requests of an evening together cost about one replay of the
+game, whatever their number. When the game is over it is replayed whole once, as `referee replay`
+rules it. A log that cannot be driven in pieces is replayed whole at most every `LIVE_REFRESH_S`.
 
 Rating: Elo over pairwise results. In a game of n players each pair meets once: a better place
 scores 1, a shared place ½ (a tie is half a win), a worse place 0. Each player's rating moves by
@@ -25,9 +27,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.rules.base import REGISTRY, RulesError
-from referee.store.database import StoreError, connect, export_lines, games, marks
-from referee.store.tablelog import LogError, replay
+from referee.events import Standings
+from referee.rules.base import REGISTRY, Rules, RulesError
+from referee.rules.replay import drive
+from referee.store.database import StoreError, connect, export_lines, game_start, games, marks
+from referee.store.tablelog import LogError, event_from_line, new_rules, replay
 
 START_RATING = 1000.0
 K_FACTOR = 32.0
@@ -64,25 +68,59 @@ class GameSummary:
 
 _cache: dict[tuple[str, int], tuple[int, float, GameSummary]] = {}  # (stamp, when, summary)
 _cache_lock = threading.Lock()
-_busy: dict[tuple[str, int], threading.Lock] = {}  # one replay of a game at a time
+_busy: dict[tuple[str, int], threading.Lock] = {}  # one replay or update of a game at a time
+
+
+@dataclass
+class _Fold:
+    """A game in play, its rules driven as its log grows: an update feeds only the new lines."""
+
+    rules: Rules
+    seq: int  # the last event fed (events.seq)
+    lines: int  # lines fed, the game line included (for line numbers in errors)
+
+
+_folds: dict[tuple[str, int], _Fold] = {}  # the games seen growing, most recent last
+_unfoldable: set[tuple[str, int]] = set()  # logs that cannot be driven in pieces: replayed
+MAX_FOLDS = 2  # games in play at once worth keeping rules for (one table plays one game)
+
+
+def _stamp(conn: sqlite3.Connection, game_id: int) -> tuple[int, bool]:
+    (count,) = conn.execute("SELECT COUNT(*) FROM events WHERE game_id = ?", (game_id,)).fetchone()
+    ended = bool(marks(conn, game_id, "ended"))
+    return int(count) * 2 + int(ended), ended
 
 
 def summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str = "") -> GameSummary:
     game_id = int(row["id"])
-    (count,) = conn.execute("SELECT COUNT(*) FROM events WHERE game_id = ?", (game_id,)).fetchone()
-    ended = bool(marks(conn, game_id, "ended"))
-    stamp = int(count) * 2 + int(ended)
+    stamp, ended = _stamp(conn, game_id)
     key = (db_key, game_id)
     with _cache_lock:
         hit = _cache.get(key)
         busy = _busy.setdefault(key, threading.Lock())
     if hit is not None and hit[0] == stamp:
         return hit[2]
-    if hit is not None and db_key:  # it grew (a game in play): the summary a moment old will do
-        if time.monotonic() - hit[1] >= LIVE_REFRESH_S and busy.acquire(blocking=False):
-            threading.Thread(target=_refresh, args=(db_key, row, busy), daemon=True,
+    if hit is not None and db_key:  # it grew: a game in play
+        if not busy.acquire(blocking=False):
+            return hit[2]  # being brought up to date right now: the summary a moment old
+        handed_over = False
+        try:
+            fold = _folds.get(key)
+            if fold is not None:
+                return _update(conn, row, key, fold, ended)
+            if key in _unfoldable:  # replayed whole, at most every LIVE_REFRESH_S
+                if time.monotonic() - hit[1] < LIVE_REFRESH_S:
+                    return hit[2]
+                target: Any = _refresh
+            else:  # first seen growing: its rules are built once, away from the request
+                target = _build_fold
+            threading.Thread(target=target, args=(db_key, row, busy), daemon=True,
                              name="history-refresh").start()
-        return hit[2]
+            handed_over = True
+            return hit[2]
+        finally:
+            if not handed_over:
+                busy.release()
     with busy:  # the first request for a game: others wait for this one replay, not their own
         with _cache_lock:
             hit = _cache.get(key)
@@ -91,15 +129,65 @@ def summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str = "") -
         return _summarize(conn, row, db_key, stamp, ended)
 
 
+def _update(conn: sqlite3.Connection, row: dict[str, Any], key: tuple[str, int], fold: _Fold,
+            ended: bool) -> GameSummary:
+    """Feed a game in play the lines logged since the last request; its summary, current."""
+    game_id = int(row["id"])
+    try:
+        _feed(conn, game_id, fold)
+    except (LogError, RulesError, sqlite3.Error, ValueError):
+        _folds.pop(key, None)  # this log is replayed whole from now on
+        _unfoldable.add(key)
+        stamp, ended = _stamp(conn, game_id)
+        return _summarize(conn, row, key[0], stamp, ended)
+    rules = fold.rules
+    summary = _from_rules(_base(conn, row, ended), rules, rules.standings())
+    stamp = (fold.lines - 1) * 2 + int(ended)
+    with _cache_lock:
+        _cache[key] = (stamp, time.monotonic(), summary)
+    if ended or rules.status().over:  # over: one last replay, as `referee replay` rules it
+        _folds.pop(key, None)
+        _summarize(conn, row, key[0], stamp, ended)
+    return summary
+
+
+def _feed(conn: sqlite3.Connection, game_id: int, fold: _Fold) -> None:
+    rows = conn.execute("SELECT seq, body FROM events WHERE game_id = ? AND seq > ? ORDER BY seq",
+                        (game_id, fold.seq)).fetchall()
+    if not rows:
+        return
+    items = [(fold.lines + i, event_from_line(body)) for i, (_, body) in enumerate(rows, start=1)]
+    cues = fold.rules.round_count() if fold.rules.ROUNDS_FROM_CUES else 0
+    drive(fold.rules, items, finish=False, cues_before=cues)
+    fold.seq = int(rows[-1][0])
+    fold.lines += len(rows)
+
+
+def _build_fold(db_key: str, row: dict[str, Any], busy: threading.Lock) -> None:
+    key = (db_key, int(row["id"]))
+    try:
+        conn = connect(db_key, readonly=True)
+        try:
+            fold = _Fold(new_rules(game_start(row)), seq=0, lines=1)
+            _feed(conn, key[1], fold)
+            _folds[key] = fold
+            while len(_folds) > MAX_FOLDS:
+                _folds.pop(next(iter(_folds)))
+            _update(conn, row, key, fold, _stamp(conn, key[1])[1])
+        finally:
+            conn.close()
+    except (LogError, RulesError, StoreError, sqlite3.Error, ValueError):
+        _unfoldable.add(key)  # replayed whole, every LIVE_REFRESH_S at most
+    finally:
+        busy.release()
+
+
 def _refresh(db_key: str, row: dict[str, Any], busy: threading.Lock) -> None:
     try:
         conn = connect(db_key, readonly=True)
         try:
-            game_id = int(row["id"])
-            (count,) = conn.execute("SELECT COUNT(*) FROM events WHERE game_id = ?",
-                                    (game_id,)).fetchone()
-            ended = bool(marks(conn, game_id, "ended"))
-            _summarize(conn, row, db_key, int(count) * 2 + int(ended), ended)
+            stamp, ended = _stamp(conn, int(row["id"]))
+            _summarize(conn, row, db_key, stamp, ended)
         finally:
             conn.close()
     except (StoreError, sqlite3.Error):
@@ -108,14 +196,32 @@ def _refresh(db_key: str, row: dict[str, Any], busy: threading.Lock) -> None:
         busy.release()
 
 
+def _base(conn: sqlite3.Connection, row: dict[str, Any], ended: bool) -> dict[str, Any]:
+    game_id = int(row["id"])
+    cls = REGISTRY.get(row["game"])
+    return {"id": game_id, "game": row["game"], "title": cls.TITLE if cls else row["game"],
+            "seats": tuple(row["seats"]), "created": row["created"], "ended": ended,
+            "demo": bool(marks(conn, game_id, "demo"))}
+
+
+def _from_rules(base: dict[str, Any], rules: Rules, st: Standings) -> GameSummary:
+    reactions: dict[str, list[int]] = {}
+    opened_by_press = not rules.ROUNDS_FROM_CUES  # a claim opens the round: no reaction
+    for number in range(1, rules.round_count() + 1):
+        for seat, us in rules.reactions(number).items():
+            if us > 0 or (us == 0 and not opened_by_press):
+                reactions.setdefault(seat, []).append(us)
+    return GameSummary(
+        **base, rounds=rules.status().round, final=st.final,
+        standings=tuple(r.to_json() for r in st.seats), winners=tuple(st.winners),
+        reactions_us={s: tuple(v) for s, v in reactions.items()})
+
+
 def _summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str, stamp: int,
                ended: bool) -> GameSummary:
+    """The game's summary from a whole replay of its log, as `referee replay` rules it."""
     game_id = int(row["id"])
-    demo = bool(marks(conn, game_id, "demo"))
-    cls = REGISTRY.get(row["game"])
-    title = cls.TITLE if cls is not None else row["game"]
-    base = {"id": game_id, "game": row["game"], "title": title, "seats": tuple(row["seats"]),
-            "created": row["created"], "ended": ended, "demo": demo}
+    base = _base(conn, row, ended)
     try:
         # read up to the counted events only: a press logged meanwhile waits for the next stamp
         result = replay(_first_lines(export_lines(conn, game_id), stamp // 2 + 1))
@@ -123,19 +229,7 @@ def _summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str, stamp
         summary = GameSummary(**base, rounds=0, final=False, standings=(), winners=(),
                               error=str(exc))
     else:
-        rules = result.rules
-        rounds = rules.status().round
-        reactions: dict[str, list[int]] = {}
-        opened_by_press = not rules.ROUNDS_FROM_CUES  # a claim opens the round: no reaction
-        for number in range(1, rules.round_count() + 1):
-            for seat, us in rules.reactions(number).items():
-                if us > 0 or (us == 0 and not opened_by_press):
-                    reactions.setdefault(seat, []).append(us)
-        st = result.standings
-        summary = GameSummary(
-            **base, rounds=rounds, final=st.final,
-            standings=tuple(r.to_json() for r in st.seats), winners=tuple(st.winners),
-            reactions_us={s: tuple(v) for s, v in reactions.items()})
+        summary = _from_rules(base, result.rules, result.standings)
     with _cache_lock:
         _cache[(db_key, game_id)] = (stamp, time.monotonic(), summary)
     return summary

@@ -88,11 +88,21 @@ def test_spank_first_slap_with_no_pig_at_the_tie(gap: int) -> None:
 
 
 @EITHER_SIDE
-def test_spank_first_early_slap_at_the_tie(gap: int) -> None:
+@pytest.mark.parametrize("pigs", [0, 1])
+def test_spank_first_early_slap_at_the_tie(gap: int, pigs: int) -> None:
+    """Two early slappers, with a pig or without: the first early slap against the second."""
     c = 2 * S
     out = run(spank(tie_us=TIE), press(c - 500 * MS, "Green"), press(c - 500 * MS + gap, "Red"),
-              cue(c), *(press(c + (100 + 50 * i) * MS, s) for i, s in enumerate(FOUR)))
+              cue(c), *(press(c + (100 + 50 * i) * MS, s) for i, s in enumerate(FOUR)),
+              facts(1, pigs=pigs))
     assert rulings(out)[0] == close_or_named(gap, (1, "Green", 1, "slap too early"))
+
+
+def test_spank_void_round_rules_nothing_and_asks_nothing() -> None:
+    c = 1 * S
+    out = run(spank(), press(c - 200 * MS, "Red"), cue(c), press(c + 100 * MS, "Blue"),
+              facts(1, void=True))
+    assert rulings(out) == [] and not [x for x in out if x["type"] == "awaiting"]
 
 
 @EITHER_SIDE
@@ -375,3 +385,27 @@ def test_choice_options_accept_each_choice_and_refuse_others(name: str, option: 
     with pytest.raises(LogError) as info:
         run(game(name, seats, **{option: bad}))
     assert str(info.value).startswith(f"line 1: option {option}={bad!r}: expected ")
+
+
+# -- the order rulings apply in: the time of the press that earned each --------------------------
+
+
+def test_a_photo_finish_is_placed_at_the_runner_ups_press() -> None:
+    """No pig and no double: Red and Blue slap 0.8 ms apart (too close), Green presses its
+    double between them (first with no double). The photo finish is settled by Blue's press, so
+    Green's ruling comes first."""
+    c = 1 * S
+    out = run(spank(doubles="buttons"), cue(c), press(c + 100 * MS, "Red"),
+              press(c + 100 * MS + 400, "Green", "double"), press(c + 100 * MS + 800, "Blue"),
+              facts(1, pigs=0, doubles=[]))
+    assert rulings(out) == [(1, "Green", 1, "first to declare a double with no double", None),
+                            (1, None, 0, "too close to call", 800)]
+
+
+def test_at_one_instant_slaps_are_ruled_before_doubles() -> None:
+    c = 1 * S
+    out = run(spank(doubles="buttons"), cue(c), press(c + 100 * MS, "Red"),
+              press(c + 100 * MS, "Blue"), press(c + 100 * MS, "Green", "double"),
+              facts(1, pigs=0, doubles=[]))
+    assert rulings(out) == [(1, None, 0, "too close to call", 0),
+                            (1, "Green", 1, "first to declare a double with no double", None)]

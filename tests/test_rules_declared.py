@@ -10,7 +10,7 @@ wrong one is cheap to see.
 from __future__ import annotations
 
 from referee.events import Cue, Facts, Penalty, Press, Ruling
-from referee.rules.declare import Call, Schedule
+from referee.rules.declare import Call, RulesError, Schedule
 from referee.rules.pig import Pig
 from referee.rules.pigstail import PigsTail
 from referee.rules.spank import SpankThePig, Why
@@ -242,3 +242,265 @@ def test_pigs_tail_status_while_a_flip_is_open_and_awaiting() -> None:
     status = rules.status()
     assert status.awaiting is not None and status.awaiting.round == 2 and not status.race_open
     assert rules.next_call() == Call("turn", "Green")
+
+
+def test_pig_refuses_a_cue_and_says_what_to_do() -> None:
+    rules = Pig(FOUR)
+    try:
+        rules.feed(Cue(1 * S))
+    except RulesError as exc:
+        assert str(exc) == "pig has no cues: a claim is a press; remove the cue line"
+    else:
+        raise AssertionError("a cue in pig was taken")
+
+
+def test_pig_no_race_is_open_once_the_game_is_finished() -> None:
+    """Ending the game (the end of a log, or the judge ending it) closes the open claim at once,
+    whatever is left of its window."""
+    rules = Pig(FOUR)
+    assert rules.status().race_open is False and rules.status().round == 0
+    rules.feed(Press(1 * S, "Blue"))
+    rules.advance(2 * S)
+    assert rules.status().race_open is True
+    rules.finish()
+    status = rules.status()
+    assert status.race_open is False and status.closes_at_us is None
+    assert rules.round_outputs(1)[0].reason.value.startswith("unclear")
+
+
+def test_spank_before_the_first_cue_everyone_is_at_zero_and_plays() -> None:
+    rules = SpankThePig(("Blue", "Red"), {"deck": 2})  # one round: the next is sudden death
+    assert rules.active_seats() == ("Blue", "Red")
+    standings = rules.standings()
+    assert not standings.final and standings.winners == ()
+    assert [(r.seat, r.score, r.place) for r in standings.seats] == [("Blue", 0, 1), ("Red", 0, 1)]
+    assert rules.status().round == 0 and not rules.status().race_open
+
+
+def test_spank_doubles_default_by_seat_count_is_the_option_the_table_shows() -> None:
+    assert SpankThePig(FOUR).options["doubles"] == "buttons"
+    assert SpankThePig((*FOUR, "Purple")).options["doubles"] == "off"
+    assert SpankThePig((*FOUR, "Purple"), {"doubles": "judge"}).options["doubles"] == "judge"
+
+
+def test_spank_early_ms_given_is_kept_whatever_the_tempo() -> None:
+    assert SpankThePig(FOUR, {"tempo_ms": 700, "early_ms": 300}).options["early_ms"] == 300
+    assert SpankThePig(FOUR, {"tempo_ms": 700}).options["early_ms"] == 1400
+    assert SpankThePig(FOUR, {"tempo_ms": 700, "early_ms": 0}).options["early_ms"] == 0
+
+
+def test_spank_cues_may_share_an_instant_but_not_go_back() -> None:
+    rules = SpankThePig(FOUR)
+    rules.feed(Cue(5 * S))
+    rules.feed(Cue(5 * S))  # the same instant: accepted
+    try:
+        rules.feed(Cue(5 * S - 1))
+    except RulesError as exc:
+        assert str(exc) == f"cue at {5 * S - 1} comes before the previous cue"
+    else:
+        raise AssertionError("a cue going back in time was taken")
+
+
+def flips_live(rules: PigsTail, n: int, turn_us: int = 4 * S) -> None:
+    for k in range(1, n + 1):
+        rules.advance(k * turn_us)
+        rules.feed(Cue(k * turn_us, THREE[(k - 1) % 3]))
+
+
+def test_pigs_tail_before_the_first_flip() -> None:
+    rules = PigsTail(THREE)
+    standings = rules.standings()
+    assert [(r.seat, r.score, r.place) for r in standings.seats] == [
+        ("Blue", 0, 1), ("Red", 0, 1), ("Green", 0, 1)]
+    assert standings.final is False and standings.winners == ()
+    assert rules.status().over is False and rules.status().round == 0
+    assert rules.next_call() == Call("turn", "Blue")
+
+
+def test_pigs_tail_the_flippers_claim_rules_at_once() -> None:
+    """A claim by the flipper decides the flip there and then; another seat's press does not."""
+    rules = PigsTail(THREE, {"window_ms": 3000})
+    flips_live(rules, 2)
+    rules.take_changed()
+    rules.advance(8 * S + 200 * MS)
+    rules.feed(Press(8 * S + 200 * MS, "Blue"))  # not the flipper: ignored
+    assert rules.status().closes_at_us == 11 * S and rules.take_changed() == []
+    rules.advance(8 * S + 300 * MS)
+    rules.feed(Press(8 * S + 300 * MS, "Red"))
+    assert rules.take_changed() == [2]
+    assert rules.round_outputs(2)[0].seat == "Red" and rules.round_outputs(2)[0].delta == 2
+    assert rules.reactions(2) == {"Red": 300 * MS}
+    assert rules.status().race_open is False
+
+
+def test_pigs_tail_the_next_flip_rules_the_one_before_at_once() -> None:
+    """Window 10 s, flips 4 s apart: flip 2's race ends at flip 3, and is ruled then (two taps
+    of three: the judge is asked), not 10 s after flip 2."""
+    rules = PigsTail(THREE, {"take": "slowest", "window_ms": 10_000})
+    flips_live(rules, 2)
+    for ms, seat in ((100, "Red"), (200, "Blue")):
+        rules.advance(8 * S + ms * MS)
+        rules.feed(Press(8 * S + ms * MS, seat))
+    rules.take_changed()
+    assert rules.status().closes_at_us == 18 * S
+    rules.advance(12 * S)
+    rules.feed(Cue(12 * S, "Green"))
+    assert rules.take_changed() == [2]
+    assert rules.status().awaiting is not None and rules.status().awaiting.round == 2
+    assert rules.status().closes_at_us == 22 * S
+
+
+def test_pigs_tail_a_tap_at_the_very_instant_of_the_first_flip_is_a_false_start() -> None:
+    rules = PigsTail(THREE, {"take": "slowest"})
+    flips_live(rules, 1)
+    rules.feed(Press(4 * S, "Red"))
+    rules.advance(7 * S)
+    assert [(r.seat, r.delta, r.reason.value) for r in rules.round_outputs(1)] == [
+        ("Red", 1, "false start")]
+
+
+def test_pigs_tail_a_penalty_adds_to_the_cards_already_taken() -> None:
+    rules = PigsTail(THREE)
+    flips_live(rules, 3)
+    rules.feed(Press(12 * S + 100 * MS, "Green"))  # flip 3: Green takes 3
+    rules.advance(12 * S + 200 * MS)
+    rules.feed(Penalty(3, "Green", 2, "peeked"))
+    assert {r.seat: r.score for r in rules.standings().seats}["Green"] == 5
+
+
+def test_pigs_tail_the_52nd_flip_ends_the_calls_even_while_it_awaits_the_judge() -> None:
+    rules = PigsTail(THREE, {"take": "slowest"})
+    flips_live(rules, 52)
+    rules.feed(Press(52 * 4 * S + 100 * MS, "Red"))  # one tap of three: ask the judge
+    assert rules.status().over is False  # its window is still open
+    rules.advance(52 * 4 * S + 3 * S)
+    status = rules.status()
+    assert status.awaiting is not None and status.awaiting.round == 52 and not status.over
+    assert rules.next_call() is None  # the ring is empty
+    # a 53rd cue, even one stamped before the 52nd, is ignored rather than refused
+    rules.feed(Cue(52 * 4 * S - 1, "Red"))
+    assert rules.round_count() == 52
+    rules.feed(Facts(52, {"match": False}))
+    assert rules.status().over and rules.standings().final
+
+
+def test_pigs_tail_cues_may_share_an_instant_but_not_go_back_and_name_the_flipper() -> None:
+    rules = PigsTail(THREE)
+    rules.feed(Cue(4 * S, "Blue"))
+    rules.feed(Cue(4 * S, "Red"))
+    for cue, message in ((Cue(4 * S - 1, "Green"), f"cue at {4 * S - 1} comes before the previous cue"),
+                         (Cue(5 * S), 'a Pig\'s Tail cue names the flipper: add "seat"')):
+        try:
+            rules.feed(cue)
+        except RulesError as exc:
+            assert str(exc) == message
+        else:
+            raise AssertionError(f"{cue} was taken")
+
+
+def claims(rules: Pig, t_us: int, order: tuple[str, ...], gap_ms: int = 200) -> None:
+    for i, seat in enumerate(order):
+        t = t_us + i * gap_ms * MS
+        rules.advance(t)
+        rules.feed(Press(t, seat))
+
+
+def test_pig_a_rejected_claim_is_ruled_at_once() -> None:
+    rules = Pig(FOUR)
+    claims(rules, 1 * S, ("Blue",))
+    rules.take_changed()
+    rules.feed(Facts(1, {"claim": False}))
+    assert rules.take_changed() == [1]
+    assert [(r.seat, r.delta, r.reason.value) for r in rules.round_outputs(1)] == [
+        ("Blue", 1, "false claim")]
+
+
+def test_pig_a_voided_claim_stops_waiting_for_its_race() -> None:
+    rules = Pig(("Blue", "Red", "Green"))
+    claims(rules, 1 * S, ("Blue", "Red"))  # all but one: decided 1 ms after Red
+    assert rules.status().closes_at_us == 1 * S + 201 * MS
+    rules.feed(Facts(1, {"void": True}))
+    assert rules.status().closes_at_us == 16 * S  # only the claim's window is left
+    rules.advance(2 * S)
+    assert rules.round_outputs(1) == []
+
+
+def test_pig_each_ruling_is_announced_once_in_its_round() -> None:
+    rules = Pig(("Blue", "Red", "Green", "Yellow", "Purple"))
+    claims(rules, 1 * S, ("Blue", "Red", "Green", "Yellow"))
+    rules.advance(2 * S)
+    assert rules.take_changed() == [1]
+    claims(rules, 20 * S, ("Blue", "Red", "Green"))
+    rules.advance(21 * S)
+    assert rules.take_changed() == [2]
+    assert rules.take_changed() == []
+    assert rules.opened_by(1) == (1 * S, "Blue") and rules.opened_by(2) == (20 * S, "Blue")
+    assert rules.reactions(1)["Yellow"] == 600 * MS and rules.reactions(2) == {
+        "Blue": 0, "Red": 200 * MS, "Green": 400 * MS}
+    assert rules.racing(2) == ("Blue", "Red", "Green", "Yellow")
+
+
+def test_pig_a_press_arriving_late_for_an_earlier_round_re_rules_that_round() -> None:
+    """The button path may deliver a press after a later one: Yellow's press of round 1 arrives
+    once round 2 has been claimed; round 1 is re-ruled (Purple, not Yellow, was the last)."""
+    rules = Pig(("Blue", "Red", "Green", "Yellow", "Purple"), {"stragglers": "no-one"})
+    claims(rules, 1 * S, ("Blue", "Red", "Green"))
+    claims(rules, 20 * S, ("Red",))
+    rules.advance(20 * S + 100 * MS)
+    assert rules.round_outputs(1)[0].seat is None  # two never pressed: unclear
+    rules.feed(Press(1 * S + 700 * MS, "Yellow"))
+    assert [(r.seat, r.delta) for r in rules.round_outputs(1)] == [("Purple", 1)]
+
+
+def test_pig_co_winners_share_first_place_whatever_letters_they_lost() -> None:
+    rules = Pig(("Blue", "Red", "Green"), {"lives": 3})
+    claims(rules, 1 * S, ("Blue", "Red"))  # Green loses a life: P
+    rules.feed(Penalty(1, "Blue", 3, "peeked"))  # Blue out: the game is over
+    rules.advance(2 * S)
+    standings = rules.standings()
+    assert standings.final and set(standings.winners) == {"Red", "Green"}
+    assert {r.seat: (r.score, r.place, r.out) for r in standings.seats} == {
+        "Red": (0, 1, False), "Green": (1, 1, False), "Blue": (3, 3, True)}
+
+
+def test_pig_a_round_that_takes_out_everyone_left_makes_them_all_co_winners() -> None:
+    rules = Pig(("Blue", "Red", "Green"), {"stragglers": "all-lose"})
+    claims(rules, 1 * S, ("Blue",))  # Red and Green never press: both lose
+    rules.feed(Penalty(1, "Blue", 1, "peeked"))
+    rules.advance(20 * S)
+    standings = rules.standings()
+    assert standings.final and standings.winners == ("Blue", "Red", "Green")
+
+
+def test_pig_a_press_arriving_late_from_before_the_first_claim_is_the_claim() -> None:
+    rules = Pig(FOUR)
+    claims(rules, 1 * S, ("Blue", "Red"))
+    assert rules.opened_by(1) == (1 * S, "Blue") and rules.status().race_open
+    rules.feed(Press(1 * S - 300 * MS, "Green"))  # delivered late, pressed first
+    assert rules.reactions(1) == {"Green": 0, "Blue": 300 * MS, "Red": 500 * MS}
+    assert rules.opened_by(1) == (1 * S - 300 * MS, "Green")
+    rules.advance(2 * S)
+    assert [(r.seat, r.delta) for r in rules.round_outputs(1)] == [("Yellow", 1)]
+
+
+def test_pig_a_claim_stands_until_the_judge_says() -> None:
+    rules = Pig(FOUR)
+    claims(rules, 1 * S, ("Blue", "Red", "Green"))
+    rules.advance(2 * S)
+    assert rules.refutable(1) is not None and rules.refutable(1).name == "claim"
+    rules.feed(Facts(1, {"claim": True}))
+    assert rules.refutable(1) is None
+
+
+def test_pig_words_for_the_scoreboard() -> None:
+    rules = Pig(FOUR, {"variant": "spoons"})
+    assert rules.words({"Blue": 0, "Red": 2}) == {
+        "unit": ["letter", "letters"], "pressed": "pressed", "thing": "spoon",
+        "act": "grab a spoon", "letters": {"Blue": "", "Red": "P-I"}}
+
+
+def test_pig_nothing_to_announce_for_a_round_not_yet_reached() -> None:
+    rules = Pig(FOUR)
+    claims(rules, 1 * S, ("Blue", "Red", "Green"))
+    rules.advance(2 * S)
+    assert rules.announcements(3) == [] and rules.announcements(4) == []

@@ -279,3 +279,50 @@ def test_spank_reaction_times_while_the_race_is_open_keep_each_seats_first_slap(
         rules.feed(Press(t, seat))
     assert rules.status().race_open
     assert rules.reactions(1) == {"Red": 100 * MS, "Blue": 200 * MS}
+
+
+def test_a_stray_cue_after_the_game_is_over_does_not_cut_the_last_round_short() -> None:
+    """Sibling of test_cues_after_the_game_is_over_are_ignored (whose stray cue came after the
+    last round's window anyway). Here it comes 500 ms after the last slap: were it a real cue,
+    its early window would start before the last round's slaps and take them out of the race."""
+    out = run(game("spank-the-pig", ["Blue", "Red"], deck=2, doubles="off"), cue(1 * S),
+              press(1 * S + 100 * MS, "Blue"), press(1 * S + 200 * MS, "Red"),
+              cue(1 * S + 700 * MS), press(1 * S + 800 * MS, "Red"))
+    assert rulings(out) == [(1, "Red", 1, "last to spank the pig", 100 * MS)]
+    assert standings(out) == (True, ["Blue"], {"Blue": (0, False), "Red": (1, False)})
+
+
+def test_a_correction_long_after_its_round_still_has_every_press_that_counts() -> None:
+    """The rules forget presses that can never count again, to keep memory flat over a long
+    game; a correction to round 1, given four rounds later, must still find round 1's early
+    slap (at the first µs of its early window), the slap at the very cue, and a seat's race slap
+    after its own early one. Forgetting any of them changes who takes the two whammies."""
+    c = 2 * S
+    lines = [game("spank-the-pig", FOUR, doubles="off"),
+             press(c - 1000 * MS, "Green"), cue(c), press(c, "Red"), press(c + 100 * MS, "Blue"),
+             press(c + 200 * MS, "Yellow"), press(c + 300 * MS, "Green"),
+             press(c + 350 * MS, "Red")]
+    for k in range(1, 5):  # four more rounds, everyone slapping
+        lines += [cue(c + k * 4 * S), *(press(c + k * 4 * S + (100 + 50 * i) * MS, s)
+                                        for i, s in enumerate(FOUR))]
+    out = run(*lines, facts(1, pigs=2))
+    assert rulings(out, 1) == [(1, "Green", 1, "slap too early", None),
+                               (1, "Green", 2, "last to spank the pigs", 100 * MS)]
+    out = run(*lines, facts(1, pigs=0))
+    assert rulings(out, 1) == [(1, "Green", 1, "slap too early", 1000 * MS)]
+    # and round 2, corrected after three more rounds: its first slapper, by 50 ms
+    out = run(*lines, facts(2, pigs=0))
+    assert rulings(out, 2) == [(2, "Blue", 1, "first to slap with no pig", 50 * MS)]
+
+
+def test_a_quick_next_cue_takes_the_slaps_after_its_early_window_starts_out_of_the_round() -> None:
+    """Round 1 settled (everyone slapped by 1.4 s) and was ruled; the next cue comes at 2.2 s,
+    so its early window (1 s) starts at 1.2 s, which closes round 1's race there: Red, Green and
+    Yellow slapped in round 2's early window instead. Round 1 is re-ruled (only Blue slapped in
+    it: the judge is asked), and Red is round 2's early slapper. Without the re-ruling round 1
+    would keep Yellow as its last slapper."""
+    out = run(game("spank-the-pig", FOUR, doubles="off"), cue(1 * S),
+              *(press(1 * S + (100 + 100 * i) * MS, s) for i, s in enumerate(FOUR)),
+              cue(2200 * MS))
+    assert rulings(out) == [(2, "Red", 1, "slap too early", 100 * MS)]
+    assert {"type": "awaiting", "round": 1, "need": ["pigs"]} in out

@@ -58,7 +58,7 @@ def test_blank_lines_are_skipped_but_counted() -> None:
     assert [e.line for e in read_lines(lines[:5])] == [1, 5]
     with pytest.raises(LogError) as info:
         replay(lines)
-    assert str(info.value).startswith("line 6: seat 'Mauve' is not at this table")
+    assert str(info.value) == "line 6: seat 'Mauve' is not at this table (Blue, Red)"
 
 
 def test_an_empty_log_and_a_log_of_blank_lines_need_the_game_line() -> None:
@@ -164,3 +164,40 @@ def test_facts_go_out_as_the_lines_own_fields() -> None:
 def test_dumps_writes_names_as_they_are_on_one_line() -> None:
     line = dumps({"type": "press", "t_us": 5, "seat": "Grün"})
     assert line == '{"type": "press", "t_us": 5, "seat": "Grün"}'
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ("{", "not valid JSON: Input data was truncated"),
+    ('{"type": "press", "t_us": "soon", "seat": "Red"}',
+     "t_us must be a whole number ≥ 0, not 'soon'"),
+    ('{"type": "press", "t_us": 5, "seat": "Red", "button": "nose"}',
+     "button must be 'double' or 'slap', not 'nose'"),
+    ("[1, 2]", "each line must be a JSON object"),
+    ('{"t_us": 5}', "missing field 'type': add it, one of "),
+])
+def test_a_refused_line_says_what_is_wrong_with_the_value_given(raw: str, message: str) -> None:
+    with pytest.raises(LogError) as info:
+        list(read_lines([json.dumps(GAME), raw]))
+    assert info.value.line == 2
+    assert info.value.message.startswith(message)
+    if not message.endswith(" "):
+        assert info.value.message == message
+    if raw.startswith("{\"type"):
+        with pytest.raises(ValueError) as direct:
+            event_from_json(json.loads(raw))
+        assert str(direct.value) == message
+
+
+def test_a_facts_line_with_no_facts_lists_the_facts_there_are() -> None:
+    with pytest.raises(ValueError) as info:
+        event_from_line('{"type": "facts", "round": 2, "colour": "red"}')
+    message = str(info.value)
+    assert message.startswith("facts line names no facts (")
+    for fact in ("pigs", "doubles", "claim", "match", "void"):
+        assert fact in message
+
+
+def test_the_replay_keeps_the_rules_it_ruled_with() -> None:
+    done = replay([json.dumps(GAME), json.dumps({"type": "cue", "t_us": 1_000_000})])
+    assert done.rules.NAME == "spank-the-pig" and done.rules.seats == ("Blue", "Red")
+    assert done.rules.standings() == done.standings

@@ -11,7 +11,6 @@ timer, a virtual press held for a while), the test waits for the outcome and nev
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
@@ -24,31 +23,7 @@ from referee.capture.gpio import ButtonBox, CaptureError
 from referee.config import SeatConfig, TableConfig, default_config
 from referee.events import ButtonHeld, Press
 from tests.pinfactories import LGPIOFactory, RPiGPIOFactory, SimClock
-
-BLUE, RED = 4, 17
-DATA, CLOCK, LATCH = 10, 11, 8
-
-
-def wait_for(check: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.005)
-
-
-def latched_bytes(factory: MockFactory) -> list[int]:
-    """The bytes a 74HC595 latched, from the data/clock/latch pin histories (TickPin)."""
-    merged = sorted((seq, bcm, level) for bcm in (DATA, CLOCK, LATCH)
-                    for seq, level in factory.pin(bcm).history)
-    data, register, latched = False, 0, []
-    for _, bcm, level in merged:
-        if bcm == DATA:
-            data = level
-        elif bcm == CLOCK and level:
-            register = ((register << 1) | data) & 0xFF
-        elif bcm == LATCH and level:
-            latched.append(register)
-    return latched
+from tests.test_gpio import BLUE, CLOCK, DATA, LATCH, RED, latched_bytes, wait_for
 
 
 @pytest.fixture
@@ -290,7 +265,7 @@ def test_an_led_pin_blinks_three_times_by_default_in_the_background(
     box2 = boxes(TableConfig(seats=(SeatConfig("Green", "#2da44e", 27, led=22),)))
     green = mock_factory.pin(22)
     box2.blink("Green", times=2, on_ms=10)
-    wait_for(lambda: [s for _, s in green.history] == [True, False, True, False])
+    wait_for(lambda: [s for _, s in green.history] == [True, False, True, False], timeout=10.0)
     assert len(red.history) == start
 
 
@@ -371,10 +346,10 @@ def test_the_cue_light_lights_every_seat_at_once_then_goes_out(
     box = chain_box(boxes)
     box.cue_light(on_ms=30)
     assert latched_bytes(mock_factory)[-1] == 0b111  # at the go-word's instant
-    wait_for(lambda: latched_bytes(mock_factory)[-1] == 0)
+    wait_for(lambda: latched_bytes(mock_factory)[-1] == 0, timeout=10.0)
     box.cue_light()  # the default flash goes out on its own too
     assert latched_bytes(mock_factory)[-1] == 0b111
-    wait_for(lambda: latched_bytes(mock_factory)[-1] == 0)
+    wait_for(lambda: latched_bytes(mock_factory)[-1] == 0, timeout=10.0)
 
 
 def test_unknown_seats_are_named_with_the_seats_there_are(

@@ -377,7 +377,7 @@ def test_a_virtual_press_held_for_a_while_is_released_by_itself(
     box = boxes()
     box.press("Red", hold_ms=50)
     assert ("Red slap", RED, "pressed") in box.pins()  # held now ...
-    wait_for(lambda: ("Red slap", RED, "released") in box.pins())  # ... and let go later
+    wait_for(lambda: ("Red slap", RED, "released") in box.pins(), timeout=10.0)  # ... let go
 
 
 def test_hold_and_release_press_the_slap_button_unless_told(

@@ -454,3 +454,113 @@ def test_mock_pins_keep_only_their_latest_level_changes() -> None:
         assert len(pin.states) == 1 and pin.states[0].state is True
     finally:
         factory.close()
+
+
+# -- what is left of the edge path: waking the confirmer, release bounces, pigpio's wrap --------------
+
+
+def test_a_pending_press_wakes_the_confirmer(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    box = boxes(confirm_us=1000, confirmer=False)
+    wake = FakeWake(box)
+    box._wake = wake  # type: ignore[assignment]
+    mock_factory.pin(BLUE).drive(False, box.ref_ticks)
+    assert wake._set  # else the confirmer would sleep on for up to a second
+
+
+def test_with_a_one_microsecond_confirm_time_a_zero_width_pulse_is_a_glitch(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    clock = SimClock()
+    got: list[object] = []
+    box = boxes(sink=got.append, clock=clock.now, confirm_us=1, confirmer=False)
+    pin = mock_factory.pin(BLUE)
+    pin.drive(False, box.ref_ticks)
+    pin.drive(True, box.ref_ticks)
+    box.poll(box.ref_us + 10)
+    assert got == [] and box.noise()["Blue", "slap"][0] == 1
+
+
+def test_a_hold_after_a_release_bounce_counts_from_its_last_falling_edge(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    """Released at 100 ms and down again 300 µs later (inside the debounce: no new press), then
+    held: the hold is timed from the falling edge that started it, not from the release."""
+    got: list[object] = []
+    box = boxes(sink=got.append)
+    pin = mock_factory.pin(BLUE)
+    pin.drive(False, box.ref_ticks)
+    pin.drive(True, box.ref_ticks + 0.1)
+    pin.drive(False, box.ref_ticks + 0.1003)
+    down = box.ref_us + 100_300
+    assert box.next_hold_us() == down + gpio.HOLD_US
+    box.check_stuck(down + gpio.HOLD_US)
+    assert got == [Press(box.ref_us, "Blue"), ButtonHeld("Blue", "slap", down + gpio.HOLD_US)]
+
+
+def test_every_dropped_event_is_counted(mock_factory: MockFactory) -> None:
+    def full(event: object) -> None:
+        raise RuntimeError("queue full")
+
+    box = ButtonBox(default_config(["Blue", "Red"]), full, factory=mock_factory)
+    try:
+        for i in range(3):
+            mock_factory.pin(BLUE).drive(False, box.ref_ticks + i * 0.1)
+            mock_factory.pin(BLUE).drive(True, box.ref_ticks + i * 0.1 + 0.05)
+        assert box.dropped == 3
+    finally:
+        box.close()
+
+
+def pigpio_box(tick_offset: int) -> tuple[ButtonBox, Any, SimClock, list[object]]:
+    from tests.pinfactories import PiGPIOFactory
+
+    clock = SimClock()
+    factory = PiGPIOFactory(clock, tick_offset=tick_offset)
+    got: list[object] = []
+    box = ButtonBox(default_config(["Blue", "Red"]), got.append, factory=factory,
+                    clock=clock.now, confirmer=False)
+    return box, factory, clock, got
+
+
+def test_a_pigpio_edge_older_than_a_fresh_reference_keeps_its_time() -> None:
+    """pigpio's ticks are 32-bit µs: an edge from just before the reference pair was renewed,
+    delivered after it, comes out of the modulo as nearly a whole period and is folded back."""
+    from tests.pinfactories import WRAP
+
+    box, factory, clock, got = pigpio_box(tick_offset=WRAP - 30_000_000)  # wraps in 30 s
+    try:
+        renew = box.ref_us + gpio.REFERENCE_RENEW_US
+        factory.edge(BLUE, renew - 500, False)  # the edge, 0.5 ms before the renewal ...
+        clock.advance_to(renew)
+        box.renew_reference(renew)
+        assert box.ref_us == renew
+        factory.run_until(renew + 10_000, box.poll)  # ... reaches the box after it; confirmed
+        assert got == [Press(renew - 500, "Blue")]
+    finally:
+        box.close()
+
+
+@pytest.mark.parametrize("how", ["renew", "poll", "check_stuck"])
+def test_the_reference_is_renewed_as_of_the_time_given_or_the_boxs_clock(how: str) -> None:
+    box, factory, clock, got = pigpio_box(tick_offset=0)
+    try:
+        start = box.ref_us
+        clock.advance_to(start + 30_000_000)  # the box's own clock: half a minute on
+        call = {"renew": box.renew_reference, "poll": box.poll, "check_stuck": box.check_stuck}
+        call[how](start + gpio.REFERENCE_RENEW_US - 1)
+        assert box.ref_us == start  # not a minute old yet, as of the time given
+        call[how](start + gpio.REFERENCE_RENEW_US)
+        assert box.ref_us == start + 30_000_000  # renewed: a pair read together, now
+        clock.advance_to(start + 30_000_000 + gpio.REFERENCE_RENEW_US)
+        box.renew_reference()  # no time given: the box's clock says a minute has passed
+        assert box.ref_us == start + 30_000_000 + gpio.REFERENCE_RENEW_US
+    finally:
+        box.close()
+
+
+def test_the_cue_light_on_led_pins_goes_out_too(
+        boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
+    box = boxes(seats_with_led_pins())
+    box.cue_light(on_ms=30)
+    assert mock_factory.pin(23).state and mock_factory.pin(24).state
+    wait_for(lambda: not mock_factory.pin(23).state and not mock_factory.pin(24).state,
+             timeout=10.0)

@@ -564,3 +564,50 @@ def test_the_cue_light_on_led_pins_goes_out_too(
     assert mock_factory.pin(23).state and mock_factory.pin(24).state
     wait_for(lambda: not mock_factory.pin(23).state and not mock_factory.pin(24).state,
              timeout=10.0)
+
+
+# -- what the engine is told to wait, unknown factories, LEDs on the box's own factory ---------------
+
+
+@pytest.mark.parametrize(("confirm_us", "confirmer", "settled"), [
+    (0, True, 0),  # mock pins: no confirmation, no thread, nothing to wait past a close
+    (1, True, 1 + gpio.CONFIRMER_WAKE_US),  # a confirmer thread decides: its lateness too
+    (1000, False, 1000),  # polled by the test itself: no thread
+])
+def test_the_engine_waits_the_confirmation_and_the_confirmers_lateness_only_with_one(
+        boxes: Callable[..., ButtonBox], confirm_us: int, confirmer: bool, settled: int) -> None:
+    box = boxes(confirm_us=confirm_us, confirmer=confirmer)
+    assert box.settled_us == settled
+    assert (box._confirmer is not None) is (settled > confirm_us)
+
+
+def test_an_unknown_pin_factory_counts_as_untimed() -> None:
+    class HomeMadeFactory:
+        pass
+
+    timing = gpio.edge_timing(HomeMadeFactory())
+    assert timing == gpio.EdgeTiming("HomeMadeFactory", False, 0,
+                                     "HomeMadeFactory: edge timing unknown")
+
+
+def test_leds_are_opened_on_the_boxs_own_factory() -> None:
+    """Not on gpiozero's default factory: a box given its pins drives its LEDs there too."""
+    from tests.conftest import TickPin
+
+    own = MockFactory(pin_class=TickPin)
+    try:
+        config = default_config(["Blue", "Red"])
+        config = replace(config, leds=replace(config.leds, oe=25), seats=(
+            replace(config.seats[0], led=23, double=None), replace(config.seats[1], double=None)))
+        box = ButtonBox(config, lambda e: None, factory=own)
+        try:
+            box.led("Blue", True)
+            assert own.pin(23).state  # the LED pin of this factory
+            assert own.pin(25).state == 0  # the chain's outputs enabled on it
+            box.led("Red", True)
+            assert latched_bytes(own)[-1] == 0b10
+        finally:
+            box.close()
+        assert latched_bytes(own)[-1] == 0  # closing puts every chain LED out
+    finally:
+        own.close()

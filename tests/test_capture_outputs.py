@@ -375,7 +375,7 @@ def test_a_virtual_press_is_a_press_and_a_release_at_once_by_default(
 def test_a_virtual_press_held_for_a_while_is_released_by_itself(
         boxes: Callable[..., ButtonBox]) -> None:
     box = boxes()
-    box.press("Red", hold_ms=50)
+    box.press("Red", hold_ms=1000)  # (long enough that a loaded machine still sees it held)
     assert ("Red slap", RED, "pressed") in box.pins()  # held now ...
     wait_for(lambda: ("Red slap", RED, "released") in box.pins(), timeout=10.0)  # ... let go
 

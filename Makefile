@@ -32,13 +32,15 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/referee demo
 
-# Two workers, one a core: much of the suite waits (servers, subprocesses, the browser, speech),
-# and whole files go to one worker so a module's server or browser is started once.
-TEST_WORKERS ?= 2
+# Much of the suite waits (servers, subprocesses, the browser, a chroot's installer), so more
+# workers than cores; no test depends on the machine being idle (the timing tests run on a
+# simulated clock, or give a real process a generous window). Whole files go to one worker, so a
+# module's server is started once; the longest files first, in tests/conftest.py's order.
+TEST_WORKERS ?= 3
 
 test: setup
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=12
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -80,3 +80,44 @@ def sim(tmp_path: Any, mock_factory: MockFactory) -> Iterator[Any]:
         for s in made:
             s.close()
 
+
+
+# Headless Chromium (Debian's), launched once per test process and shared by every browser test
+# module: a launch costs a second or more of a busy machine, and each test opens its own pages
+# (or its own context) on it, so nothing a page did carries over.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 # pages share a context: the ones not in front must not be slowed down
+                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                 "--disable-backgrounding-occluded-windows",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    import shutil
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not shutil.which(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed (apt install chromium)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:  # a failed test leaves no Chromium behind
+            b.close()
+
+
+# The longest test files, longest first: `make test` hands whole files to its workers in
+# collection order, so these start at once and the short files fill in around them (in name
+# order the longest started last and the run ended on one busy worker). Figures: --durations.
+LONGEST_FIRST = ("test_game_night.py", "test_screens.py", "test_api_fuzz.py",
+                 "test_power_loss.py", "test_pi_install.py", "test_button_faults.py",
+                 "test_rules_properties.py", "test_hostile_disk.py", "test_load.py",
+                 "test_hostile_input.py", "test_bad_logs.py", "test_speech.py", "test_web.py",
+                 "test_browser.py", "test_messages.py", "test_delivery.py", "test_made_up_game.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: files stay whole

@@ -5,11 +5,16 @@ recording sink), with time moved by the test instead of the wall clock.
 The engine runs on its own thread as in `referee play`; the test sets the simulated time, plays
 the recording sink up to it, and has the engine step (a command: it runs on the engine thread),
 waiting for any speech still being rendered, so the same script always gives the same table.
+
+`SimTable(..., cache=None, out=stream)` is the same table with the voice-less print announcer on
+the simulated clock (phrases printed to `out`): for the rhythm's tests, which are about when the
+table calls, waits and pauses, not about how it sounds.
 """
 
 from __future__ import annotations
 
 import io
+import queue
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +26,7 @@ from referee.config import default_config
 from referee.engine.loop import Engine
 from referee.events import JudgeKey
 from referee.store.database import connect, export_lines
+from referee.voice.announce import PrintAnnouncer
 from referee.voice.audio import RecordingSink
 from referee.voice.speech import SpeechAnnouncer, startup_texts
 from referee.voice.tts import Renderer, SpeechOptions
@@ -39,19 +45,25 @@ class SimClock:
 class SimTable:
     """One table on a simulated clock; `at(t)` moves time on, `press(seat, t)` presses."""
 
-    def __init__(self, db: Path, factory: MockFactory, seats: list[str], cache: Path, *,
-                 count_in_ms: int = 300, doubles: bool = False) -> None:
+    def __init__(self, db: Path, factory: MockFactory, seats: list[str], cache: Path | None, *,
+                 count_in_ms: int = 300, doubles: bool = False, out: io.StringIO | None = None,
+                 keys_out: io.StringIO | None = None) -> None:
         self.clock = SimClock()
         self.factory = factory
         self.sink = RecordingSink(clock=self.clock)
         self.sink.start(thread=False)
-        self.voice = SpeechAnnouncer(Renderer(SpeechOptions(cache_dir=cache)), self.sink,
-                                     out=io.StringIO())
-        self.voice.warm([*startup_texts(), *extra_texts()], wait=True)
-        self.voice.warm_table(seats, wait=True)
+        self.voice: SpeechAnnouncer | PrintAnnouncer
+        if cache is None:
+            self.voice = PrintAnnouncer(out if out is not None else io.StringIO(), lead_ms=10,
+                                        clock=self.clock)
+        else:
+            self.voice = SpeechAnnouncer(Renderer(SpeechOptions(cache_dir=cache)), self.sink,
+                                         out=io.StringIO())
+            self.voice.warm([*startup_texts(), *extra_texts()], wait=True)
+            self.voice.warm_table(seats, wait=True)
         self.table = Table(default_config(seats, doubles=doubles), db=db, announcer=self.voice,
                            mock=True, clock=self.clock, count_in_ms=count_in_ms,
-                           out=io.StringIO())
+                           out=keys_out if keys_out is not None else io.StringIO())
         self.latch_up: list[int] = []  # when the LED chain latched new bits (the LEDs change)
         self._watched: Any = None
         self._watch_latch()
@@ -90,24 +102,44 @@ class SimTable:
     def settle(self) -> None:
         """Let the engine act at the current time until it has nothing more to do now."""
         self._watch_latch()
+        speech = isinstance(self.voice, SpeechAnnouncer)
         for _ in range(4):
-            self.voice.idle(30.0)
-            self.sink.play_until(self.clock.t)
+            if speech:
+                self.voice.idle(30.0)  # type: ignore[union-attr]
+                self.sink.play_until(self.clock.t)
+            before = self._seen()
             self.engine.command("step", timeout=30.0)
-        self.voice.idle(30.0)
+            if self._seen() == before:
+                break  # a step that changed nothing: the next would change nothing either
+        if speech:
+            self.voice.idle(30.0)  # type: ignore[union-attr]
+
+    def _seen(self) -> tuple[int, ...]:
+        """What a step can change that the next step depends on: what the engine published,
+        what the voice was asked (jobs, cues, phrases) and has scheduled or played, the LEDs."""
+        if isinstance(self.voice, SpeechAnnouncer):
+            last = self.voice.cues[-1].go_frame if self.voice.cues else 0
+            voice = (self.voice._seq, last, self.sink.mixer.busy_until(),
+                     len(self.sink.records))
+        else:
+            voice = (len(self.voice.said), self.voice.quiet_at() or 0)
+        return (len(self.events), len(self.latch_up), *voice)
 
     def at(self, t_us: int) -> None:
         """Run the table up to `t_us`, stopping at every instant it would wake up at."""
         guard = 0
+        wake = self.engine.command("wake")
         while True:
-            wake = self.engine.command("wake")
             if wake is None or wake > t_us:
                 break
             self.clock.t = max(self.clock.t, wake)
             self.settle()
             guard += 1
-            if self.engine.command("wake") == wake:  # nothing came of it: move on a little
+            after = self.engine.command("wake")
+            if after == wake:  # nothing came of it: move on a little
                 self.clock.t += 1000
+                after = self.engine.command("wake")
+            wake = after
             assert guard < 20_000, "the table never settles"
         self.clock.t = max(self.clock.t, t_us)
         self.settle()
@@ -161,6 +193,15 @@ class SimTable:
             conn.close()
 
     def close(self) -> None:
+        """As `Table.close`, with the simulated time run on until a race in play has closed (the
+        table gives it seconds of wall time otherwise: time that never passes here)."""
+        engine = self.table.engine
+        if engine is not None and engine._thread is not None and engine._thread.is_alive():
+            engine.auto = False  # no new round, as `finish` does
+            try:
+                self.until(lambda s: s["phase"] not in ("cadence", "race"), limit_ms=600_000)
+            except (AssertionError, queue.Empty):
+                pass  # the test has failed already; `Table.close` still cleans up
         self.table.close()
 
 

@@ -391,6 +391,8 @@ def test_the_served_document_is_the_one_fuzzed(live: dict[str, Any]) -> None:
 FUZZ_EXAMPLES = int(os.environ.get("REFEREE_FUZZ_EXAMPLES", "1500"))  # docs/reliability.md: 4000
 
 
+# 1500 requests: about 10 s idle, 132 s beside two busy processes and the others' work
+@pytest.mark.timeout(400)
 def test_every_operation_fuzzed_from_the_openapi_document(live: dict[str, Any]) -> None:
     doc = json.loads(json.dumps(openapi_document()))
     table: Table = live["table"]
@@ -399,8 +401,12 @@ def test_every_operation_fuzzed_from_the_openapi_document(live: dict[str, Any]) 
     # the judge's actions need a round (and undo a judge action) first: drawn more often
     weighted = [o for o in operations for _ in range(4 if o[0] in JUDGE_ACTIONS else 1)]
 
+    # derandomized: the same requests every run, so "every operation was accepted at least once"
+    # holds or fails for the code, never by the luck of one run's draw (a random draw missed
+    # POST /api/facts and /api/start in a run of 800: the count stays 1500, as its acceptances
+    # of every operation need; REFEREE_FUZZ_EXAMPLES=4000 explores further)
     @settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
-              database=None)
+              database=None, derandomize=True)
     @given(data=st.data())
     def one_request(data: st.DataObject) -> None:
         path, method, op = data.draw(st.sampled_from(weighted), label="operation")

@@ -42,7 +42,7 @@ flags = st.sampled_from(["--seats", "--option", "--config", "--db", "--host", "-
                          "--help", "--version"])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(["play", "demo", "replay", "export", "buttons", "doctor", "speech", "nope"]),
        st.lists(st.one_of(flags, flag_values), max_size=7))
 def test_random_command_lines_exit_0_or_2_with_one_line(tmp_path: Path, monkeypatch: Any,

@@ -145,7 +145,7 @@ def mutated_logs(draw: st.DrawFn) -> str:
                    for o in objs)
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(mutated_logs())
 def test_logs_with_wrong_types_and_fields_are_replayed_or_refused_in_one_line(
         tmp_path: Path, text: str) -> None:

@@ -27,8 +27,7 @@ CHROMIUM = "/usr/bin/chromium"
 if not shutil.which(CHROMIUM):
     pytest.skip("Debian's chromium is not installed (apt install chromium)", allow_module_level=True)
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+# (the browser: one headless Chromium per test process, tests/conftest.py)
 PIN = "1357"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
 # doubles off: a race closes as soon as every seat has slapped. The window is long, so a loaded
@@ -47,16 +46,6 @@ def wait_for(check: Callable[[], Any], timeout: float = 15.0) -> Any:
             return value
         time.sleep(0.02)
     raise AssertionError("timed out waiting")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield b
-        finally:  # a failed test leaves no Chromium behind
-            b.close()
 
 
 class Live:

@@ -25,8 +25,6 @@ CHROMIUM = "/usr/bin/chromium"
 if not shutil.which(CHROMIUM):
     pytest.skip("Debian's chromium is not installed (apt install chromium)", allow_module_level=True)
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 PIN = "2468"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
 
@@ -40,20 +38,19 @@ def test_the_page_scripts_name_no_game() -> None:
 
 
 @pytest.fixture
-def page(mock_factory: Any, tmp_path: Path) -> Iterator[tuple[Any, str, Table]]:
+def page(mock_factory: Any, tmp_path: Path, browser: Any) -> Iterator[tuple[Any, str, Table]]:
     table = Table(default_config(SEATS), db=tmp_path / "referee.db", mock=True, no_speech=True,
                   pin=PIN, out=io.StringIO(), auto=False)
     table.start("spank-the-pig", {"doubles": "buttons"}, resume=False)
     server = serve_in_thread(table, "127.0.0.1", 0)
     try:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                tab = browser.new_page()
-                tab.set_default_timeout(15_000)
-                yield tab, server.url, table
-            finally:
-                browser.close()
+        context = browser.new_context()  # a fresh profile per test, on the shared browser
+        try:
+            tab = context.new_page()
+            tab.set_default_timeout(15_000)
+            yield tab, server.url, table
+        finally:
+            context.close()
     finally:
         server.close()
         table.close()

@@ -20,7 +20,6 @@ from gpiozero.pins.mock import MockFactory
 
 from referee.events import Facts, Penalty
 from tests.simtable import SimTable
-from tests.test_browser import browser  # noqa: F401  (the shared headless Chromium)
 
 SEATS = ["Blue", "Red", "Green"]
 SPANK = {"deck": "15", "tempo_ms": "200", "pause_ms": "300", "window_ms": "800",
@@ -192,7 +191,7 @@ EXPECTED = [
 ]
 
 
-def test_the_spank_evening_from_setup_to_champion(sim: SimTable, browser: Any) -> None:  # noqa: F811
+def test_the_spank_evening_from_setup_to_champion(sim: SimTable, browser: Any) -> None:
     from referee.scoreboard.app import serve_in_thread
 
     sim.table.pin = PIN

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import socket
 import time
 from collections.abc import Iterator
@@ -121,35 +120,30 @@ def test_one_address_cannot_take_every_stream(served: tuple[Table, WebServer]) -
             sock.close()
 
 
-@pytest.mark.skipif(not shutil.which("/usr/bin/chromium"), reason="Debian's chromium is missing")
 def test_the_page_polls_the_state_when_no_stream_is_free(
-        served: tuple[Table, WebServer]) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api")
+        served: tuple[Table, WebServer], browser: Any) -> None:
     table, server = served
     hub = server.app.extensions["referee"].hub
     hub.max_streams = 0  # every slot taken (by a flood from many addresses)
-    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"]
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
-        try:
-            page = browser.new_page()
-            page.set_default_timeout(15_000)
-            page.goto(server.url)
-            page.locator("#seats li").nth(3).wait_for()
-            assert page.locator("#round").inner_text() != "No game yet"
-            assert "every few seconds" in page.locator("#conn").inner_text()
-            # and it keeps up: a pause shows within a couple of polls
-            assert table.engine is not None
-            table.engine.command("pause")
-            wait_for(lambda: page.locator("#phase").inner_text() == "Paused")
-            # someone guesses the PIN from many addresses: the page says so
-            for i in range(15):
-                request(server.port, "POST", "/api/pin", source=f"127.0.6.{i + 1}",
-                        headers={"X-Table-Pin": f"{i:06d}"})
-            wait_for(lambda: "guessing the table PIN" in page.locator("#alert").inner_text())
-        finally:
-            browser.close()
+    context = browser.new_context()  # on the shared headless Chromium (tests/conftest.py)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.goto(server.url)
+        page.locator("#seats li").nth(3).wait_for()
+        assert page.locator("#round").inner_text() != "No game yet"
+        assert "every few seconds" in page.locator("#conn").inner_text()
+        # and it keeps up: a pause shows within a couple of polls
+        assert table.engine is not None
+        table.engine.command("pause")
+        wait_for(lambda: page.locator("#phase").inner_text() == "Paused")
+        # someone guesses the PIN from many addresses: the page says so
+        for i in range(15):
+            request(server.port, "POST", "/api/pin", source=f"127.0.6.{i + 1}",
+                    headers={"X-Table-Pin": f"{i:06d}"})
+        wait_for(lambda: "guessing the table PIN" in page.locator("#alert").inner_text())
+    finally:
+        context.close()
 
 
 # -- High 3: bodies are limited at the server -----------------------------------------------------

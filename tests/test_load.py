@@ -3,9 +3,12 @@
 A real `Table` (mocked pins) playing Pig with 8 seats, served by the real waitress server
 (`serve_in_thread`). 50 event-stream clients (raw sockets, as a browser's EventSource reads them)
 connect first; then 8 threads press their seat's button every 10 ms (100 presses a second each,
-far beyond a human hand) for `REFEREE_LOAD_SECONDS` (default 8 s in `make test`), and on until a
-second game has started and ten rulings were made (a game is seven one-second rounds: about 11 s),
-so a new game is set up under load at least once; the spec's minute is `REFEREE_LOAD_SECONDS=60`.
+far beyond a human hand) for `REFEREE_LOAD_SECONDS` (default 2 s in `make test`), and on until a
+second game has started and ten rulings were made (a game is seven one-second rounds with 50 ms
+between them: about 8 s), so a new game is set up under load at least once; the spec's minute is
+`REFEREE_LOAD_SECONDS=60`. (The pause between rounds is short so that the time goes on rulings
+being delivered, which is what is measured, not on a quiet table: with Pig's 4 s default pause the
+test waited 30 s for ten rulings.)
 When a game ends, a new one is started through `POST /api/new-game`, as the judge panel does.
 Every ruling the engines publish is recorded at the source; every page must receive every one
 of them, in the same order. A poller reads `/api/state` meanwhile.
@@ -39,10 +42,10 @@ from referee.store.database import connect
 
 PIN = "8642"
 SEATS = ["Blue", "Red", "Green", "Yellow", "Purple", "Orange", "Pink", "Teal"]
-OPTIONS = {"lives": 1, "window_ms": 1000}
+OPTIONS = {"lives": 1, "window_ms": 1000, "pause_ms": 50}
 CLIENTS = 50
 PRESS_EVERY_S = 0.010
-SECONDS = float(os.environ.get("REFEREE_LOAD_SECONDS", "8"))
+SECONDS = float(os.environ.get("REFEREE_LOAD_SECONDS", "2"))
 EXTRA_S = 20.0  # at most this much longer, waiting for the second game
 
 
@@ -210,7 +213,10 @@ def test_50_scoreboards_see_every_ruling_in_order_while_8_seats_press(
                                                 timeout=30) as resp:
                         state = json.loads(resp.read())
                     state_ms.append((time.monotonic() - started) * 1000)
-                    if state["final"]:
+                    # every seat pressing readies the next game by itself the moment one ends
+                    # (issue 13), so the judge also starts one mid-game, once: a new game is set
+                    # up through the panel under load at least once
+                    if state["final"] or (not new_games and len(truth) >= 3):
                         switching.set()
                         status, _ = post(server.port, "/api/new-game", {"game": "pig",
                                                                         "options": OPTIONS})

@@ -204,7 +204,7 @@ def test_the_document_and_the_server_decoder_agree_on_every_body(name: str) -> N
     shape, ref = SHAPES[name], {"$ref": f"#/components/schemas/{name}"}
     seen = {True: 0, False: 0}
 
-    @settings(max_examples=400, deadline=None, database=None,
+    @settings(max_examples=200, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(edges(ref))
     def agree(value: Any) -> None:
@@ -316,7 +316,7 @@ def test_what_the_server_accepts_the_document_allows(client: FlaskClient, path: 
     start(client, "spank-the-pig")
     seen: dict[str, int] = {"accepted": 0, "refused": 0}
 
-    @settings(max_examples=120, deadline=None, database=None,
+    @settings(max_examples=80, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(st.one_of(edges(ref), st.just(BASES.get(path, {}))))
     def one(body: Any) -> None:

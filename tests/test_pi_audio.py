@@ -10,6 +10,7 @@ import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -182,7 +183,8 @@ def test_underruns_are_counted() -> None:
 # -- the table pauses and the scoreboard says why -----------------------------------------------
 
 
-def test_a_silent_speaker_pauses_the_table_and_the_scoreboard_says_why(tmp_path: Path) -> None:
+def test_a_silent_speaker_pauses_the_table_and_the_scoreboard_says_why(tmp_path: Path,
+                                                                      browser: Any) -> None:
     from referee.cli.table import Table, use_mock_pins
     from referee.scoreboard.app import serve_in_thread
     from referee.voice.speech import SpeechAnnouncer
@@ -205,31 +207,26 @@ def test_a_silent_speaker_pauses_the_table_and_the_scoreboard_says_why(tmp_path:
         table.start("spank-the-pig", {"doubles": "off"})
         assert state()["health"]["warnings"] == [] and state()["phase"] != "paused"
         assert state()["health"]["audio"]["device"] == USB
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run"])
-            try:
-                page = browser.new_page()
-                page.goto(server.url)
-                page.wait_for_selector("#seats li")
-                assert page.locator("#alert").is_hidden()
-                pa.unplug(USB)
-                wait_for(lambda: state()["phase"] == "paused")
-                warnings = state()["health"]["warnings"]
-                assert len(warnings) == 1 and "Paused: sound device" in warnings[0]
-                assert "stopped playing (unplugged?)" in warnings[0]
-                banner = page.locator("#alert")
-                banner.wait_for(state="visible", timeout=10_000)
-                assert "stopped playing (unplugged?)" in banner.inner_text()
-                pa.plug(USB)
-                wait_for(lambda: state()["phase"] != "paused")
-                assert state()["health"]["warnings"] == []
-                banner.wait_for(state="hidden", timeout=10_000)
-            finally:
-                browser.close()
+        context = browser.new_context()  # on the shared headless Chromium (tests/conftest.py)
+        try:
+            page = context.new_page()
+            page.goto(server.url)
+            page.wait_for_selector("#seats li")
+            assert page.locator("#alert").is_hidden()
+            pa.unplug(USB)
+            wait_for(lambda: state()["phase"] == "paused")
+            warnings = state()["health"]["warnings"]
+            assert len(warnings) == 1 and "Paused: sound device" in warnings[0]
+            assert "stopped playing (unplugged?)" in warnings[0]
+            banner = page.locator("#alert")
+            banner.wait_for(state="visible", timeout=10_000)
+            assert "stopped playing (unplugged?)" in banner.inner_text()
+            pa.plug(USB)
+            wait_for(lambda: state()["phase"] != "paused")
+            assert state()["health"]["warnings"] == []
+            banner.wait_for(state="hidden", timeout=10_000)
+        finally:
+            context.close()
     finally:
         server.close()
         table.close()

@@ -9,7 +9,6 @@ default.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -19,43 +18,13 @@ from referee.rules.base import Rules
 from referee.rules.pig import Pig
 from referee.rules.pigstail import PigsTail
 from referee.rules.spank import SpankThePig
-from referee.store.tablelog import LogError, replay
-
-FOUR = ["Blue", "Red", "Green", "Yellow"]
-FIVE = [*FOUR, "Purple"]
-THREE = ["Blue", "Red", "Green"]
-MS = 1000
-S = 1_000_000
-
-
-def game(name: str, seats: list[str], **options: Any) -> dict[str, Any]:
-    return {"type": "game", "game": name, "seats": seats, "options": options}
+from referee.store.tablelog import LogError
+from tests.rules_log import FIVE, FOUR, MS, THREE, S, cue, facts, game, press, rulings, run
 
 
 def spank(seats: list[str] = FOUR, **options: Any) -> dict[str, Any]:
     options.setdefault("doubles", "off")
     return game("spank-the-pig", seats, **options)
-
-
-def cue(t_us: int, seat: str | None = None) -> dict[str, Any]:
-    return {"type": "cue", "t_us": t_us} | ({"seat": seat} if seat else {})
-
-
-def press(t_us: int, seat: str, button: str = "slap") -> dict[str, Any]:
-    return {"type": "press", "t_us": t_us, "seat": seat, "button": button}
-
-
-def facts(round: int, **values: Any) -> dict[str, Any]:
-    return {"type": "facts", "round": round, **values}
-
-
-def run(*lines: dict[str, Any]) -> list[dict[str, Any]]:
-    return replay([json.dumps(x) for x in lines]).lines()
-
-
-def rulings(out: list[dict[str, Any]], round: int | None = None) -> list[tuple[Any, ...]]:
-    return [(r["round"], r["seat"], r["delta"], r["reason"], r["margin_us"]) for r in out
-            if r["type"] == "ruling" and (round is None or r["round"] == round)]
 
 
 # -- the tie threshold, in every race of every game ----------------------------------------------

@@ -353,7 +353,9 @@ def test_pigs_tail_the_next_flip_rules_the_one_before_at_once() -> None:
 def test_pigs_tail_a_tap_at_the_very_instant_of_the_first_flip_is_a_false_start() -> None:
     rules = PigsTail(THREE, {"take": "slowest"})
     flips_live(rules, 1)
+    assert rules.status().race_open
     rules.feed(Press(4 * S, "Red"))
+    assert rules.reactions(1) == {"Red": 0}  # shown at once
     rules.advance(7 * S)
     assert [(r.seat, r.delta, r.reason.value) for r in rules.round_outputs(1)] == [
         ("Red", 1, "false start")]
@@ -504,3 +506,12 @@ def test_pig_nothing_to_announce_for_a_round_not_yet_reached() -> None:
     claims(rules, 1 * S, ("Blue", "Red", "Green"))
     rules.advance(2 * S)
     assert rules.announcements(3) == [] and rules.announcements(4) == []
+
+
+def test_pigs_tail_a_seat_taking_the_pile_twice_keeps_both() -> None:
+    rules = PigsTail(THREE)
+    flips_live(rules, 6)
+    for k in (3, 6):  # Green flips cards 3 and 6 and claims both: 3 cards each time
+        rules.feed(Press(k * 4 * S + 100 * MS, "Green"))
+    rules.advance(30 * S)
+    assert {r.seat: r.score for r in rules.standings().seats} == {"Blue": 0, "Red": 0, "Green": 6}

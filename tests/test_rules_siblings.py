@@ -10,47 +10,11 @@ would give.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from referee.events import Cue, Press
 from referee.rules.spank import SpankThePig
-from referee.store.tablelog import replay
-
-FOUR = ["Blue", "Red", "Green", "Yellow"]
-FIVE = [*FOUR, "Purple"]
-THREE = ["Blue", "Red", "Green"]
-MS = 1000
-S = 1_000_000
-
-
-def game(name: str, seats: list[str], **options: Any) -> dict[str, Any]:
-    return {"type": "game", "game": name, "seats": seats, "options": options}
-
-
-def cue(t_us: int, seat: str | None = None) -> dict[str, Any]:
-    return {"type": "cue", "t_us": t_us} | ({"seat": seat} if seat else {})
-
-
-def press(t_us: int, seat: str, button: str = "slap") -> dict[str, Any]:
-    return {"type": "press", "t_us": t_us, "seat": seat, "button": button}
-
-
-def facts(round: int, **values: Any) -> dict[str, Any]:
-    return {"type": "facts", "round": round, **values}
-
-
-def penalty(round: int, seat: str, count: int = 1) -> dict[str, Any]:
-    return {"type": "penalty", "round": round, "seat": seat, "count": count, "reason": "peeked"}
-
-
-def run(*lines: dict[str, Any]) -> list[dict[str, Any]]:
-    return replay([json.dumps(x) for x in lines]).lines()
-
-
-def rulings(out: list[dict[str, Any]], round: int | None = None) -> list[tuple[Any, ...]]:
-    return [(r["round"], r["seat"], r["delta"], r["reason"], r["margin_us"]) for r in out
-            if r["type"] == "ruling" and (round is None or r["round"] == round)]
+from tests.rules_log import FIVE, FOUR, MS, THREE, S, cue, facts, game, press, rulings, run
 
 
 def standings(out: list[dict[str, Any]]) -> tuple[bool, list[str], dict[str, tuple[int, bool]]]:
@@ -295,21 +259,22 @@ def test_a_stray_cue_after_the_game_is_over_does_not_cut_the_last_round_short() 
 def test_a_correction_long_after_its_round_still_has_every_press_that_counts() -> None:
     """The rules forget presses that can never count again, to keep memory flat over a long
     game; a correction to round 1, given four rounds later, must still find round 1's early
-    slap (at the first µs of its early window), the slap at the very cue, and a seat's race slap
-    after its own early one. Forgetting any of them changes who takes the two whammies."""
+    slap (at the first µs of its early window), the slaps at the very cue (one of them after the
+    seat's own early slap), and a seat's race slap after its own early one. Forgetting any of
+    them changes who takes the two whammies."""
     c = 2 * S
     lines = [game("spank-the-pig", FOUR, doubles="off"),
-             press(c - 1000 * MS, "Green"), cue(c), press(c, "Red"), press(c + 100 * MS, "Blue"),
-             press(c + 200 * MS, "Yellow"), press(c + 300 * MS, "Green"),
+             press(c - 1000 * MS, "Green"), press(c - 500 * MS, "Blue"), cue(c), press(c, "Red"),
+             press(c, "Blue"), press(c + 200 * MS, "Yellow"), press(c + 300 * MS, "Green"),
              press(c + 350 * MS, "Red")]
     for k in range(1, 5):  # four more rounds, everyone slapping
         lines += [cue(c + k * 4 * S), *(press(c + k * 4 * S + (100 + 50 * i) * MS, s)
                                         for i, s in enumerate(FOUR))]
     out = run(*lines, facts(1, pigs=2))
-    assert rulings(out, 1) == [(1, "Green", 1, "slap too early", None),
+    assert rulings(out, 1) == [(1, "Green", 1, "slap too early", 500 * MS),
                                (1, "Green", 2, "last to spank the pigs", 100 * MS)]
     out = run(*lines, facts(1, pigs=0))
-    assert rulings(out, 1) == [(1, "Green", 1, "slap too early", 1000 * MS)]
+    assert rulings(out, 1) == [(1, "Green", 1, "slap too early", 500 * MS)]
     # and round 2, corrected after three more rounds: its first slapper, by 50 ms
     out = run(*lines, facts(2, pigs=0))
     assert rulings(out, 2) == [(2, "Blue", 1, "first to slap with no pig", 50 * MS)]

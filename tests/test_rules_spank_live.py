@@ -300,3 +300,39 @@ def test_a_seat_that_sheds_nothing_is_not_told_to_take_cards() -> None:
     rules = SpankThePig(FOUR)
     new = [Ruling(1, "Blue", 0, Why.NO_WHAMMY_TO_SHED), Ruling(1, "Blue", 1, Why.LAST_TO_THE_DOUBLE)]
     assert rules.said_after(1, new, False) == []
+
+
+def test_a_press_delivered_late_for_the_round_before_the_latest_re_rules_it() -> None:
+    rules = SpankThePig(FOUR, {"doubles": "off"})
+    feed(rules, Cue(1 * S), Press(1 * S + 100 * MS, "Blue"), Press(1 * S + 200 * MS, "Red"),
+         Press(1 * S + 300 * MS, "Green"))
+    rules.feed(Facts(1, {"pigs": 1}))
+    rules.advance(4 * S)
+    feed(rules, Cue(6 * S))
+    assert said(rules, 1) == [("Yellow", 1, "last to spank the pig", 2700 * MS)]
+    rules.feed(Press(1 * S + 150 * MS, "Yellow"))
+    assert said(rules, 1) == [("Green", 1, "last to spank the pig", 100 * MS)]
+
+
+def test_an_early_slap_delivered_after_the_cue_still_earns_the_whammy() -> None:
+    rules = SpankThePig(FOUR, {"doubles": "off"})
+    feed(rules, Cue(2 * S))
+    rules.advance(2 * S + 50 * MS)
+    rules.feed(Press(2 * S - 100 * MS, "Red"))  # pressed before the go-word, delivered after
+    rules.feed(Facts(1, {"pigs": 0}))
+    rules.advance(6 * S)
+    assert said(rules, 1) == [("Red", 1, "slap too early", None)]
+
+
+def test_a_correction_that_ends_the_game_earlier_withdraws_every_later_round() -> None:
+    """Two sudden-death rounds were played (both photo finishes, play went on) when the judge
+    gives a penalty in round 1: Red had won outright, and neither later round counts."""
+    rules = SpankThePig(TWO, {"deck": 2, "doubles": "off"})
+    for c in (1 * S, 5 * S, 9 * S):
+        feed(rules, Cue(c), Press(c + 100 * MS, "Blue"), Press(c + 100 * MS + 500, "Red"))
+        rules.advance(c + 2 * S)
+    assert not rules.over and said(rules, 3) == [(None, 0, "too close to call", 500)]
+    rules.feed(Penalty(1, "Blue", 1, "slapped the cow"))
+    assert rules.over and rules.standings().winners == ("Red",)
+    assert rules.round_outputs(2) == [] and rules.round_outputs(3) == []
+    assert [r.round for r in rules.outputs()] == [1, 1]

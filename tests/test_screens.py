@@ -1,13 +1,15 @@
 """Every page of every game in every phase, on a phone (390×844) and on a TV (1920×1080).
 
 One real engine per game on a simulated clock (nothing waits out a real race window), a real
-waitress server, the real pages in headless Chromium (one browser for the module). At each phase
-of each game every open page is checked as a person would look at it:
+waitress server, the real pages in headless Chromium (one browser per test process: conftest). At
+each phase of each game every open page is checked as a person would look at it:
 - the page never scrolls sideways, and nothing sticks out of the screen or of its box;
 - on the TV the table view fits 1920×1080: every element inside the viewport;
 - no "undefined", "null", "NaN" or "[object" text; no raw option key ("tie_us", "pause ms");
-and a screenshot of it is saved under test-artifacts/screens/ (REFEREE_SCREENSHOTS=docs/screenshots
-also refreshes the README's gallery there).
+and, with REFEREE_SCREEN_ARTIFACTS=1, a screenshot of it is saved under test-artifacts/screens/
+(REFEREE_SCREENSHOTS=docs/screenshots saves them too and refreshes the README's gallery there).
+The screenshots are for a person to look at, not checks: taking them is more than half of this
+module's time (26 s of 46 s here), so a plain `make test` does not.
 """
 
 from __future__ import annotations
@@ -41,11 +43,6 @@ CHROMIUM = "/usr/bin/chromium"
 if not shutil.which(CHROMIUM):
     pytest.skip("Debian's chromium is not installed (apt install chromium)", allow_module_level=True)
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        # pages share a context: the ones not in front must not be slowed down
-        "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-        "--disable-backgrounding-occluded-windows",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 PIN = "1357"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,6 +59,7 @@ SHOTS = ("awaiting", "ruled", "turn", "slowest-awaiting")
 
 # Checked in the page itself: what a person would see as broken.
 CHECK_JS = (Path(__file__).parent / "page_check.js").read_text(encoding="utf-8")
+SAVE_SHOTS = bool(os.environ.get("REFEREE_SCREEN_ARTIFACTS") or os.environ.get("REFEREE_SCREENSHOTS"))
 
 
 class SimClock:
@@ -137,16 +135,6 @@ def open_page(context: Any, url: str, viewport: str) -> Any:
     page.set_default_timeout(10_000)
     page.goto(url)
     return page
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture(scope="module")
@@ -266,7 +254,7 @@ def look(walk: Walk, phase: str, out: Path, expect_phase: str | None = None,
         for key in raw_keys(walk.game):
             if re.search(rf"(?i)\b{re.escape(key)}\b", text):
                 found.append(f"raw option key {key!r} on the page")
-        if page_name == "table" or phase in SHOTS:
+        if SAVE_SHOTS and (page_name == "table" or phase in SHOTS):
             page.screenshot(path=str(out / f"{walk.game}-{page_name}-{viewport}-{phase}.png"))
         problems += [f"{walk.game} {page_name} {viewport} {phase}: {p}" for p in found]
         texts[f"{page_name}-{viewport}"] = text
@@ -458,8 +446,9 @@ def test_setup_and_history_on_a_phone_and_a_tv(stage: Stage, out_dir: Path) -> N
                         for key in (raw_keys(game) if path == "setup" else []):
                             if re.search(rf"(?i)\b{re.escape(key)}\b", text):
                                 found.append(f"raw option key {key!r}")
-                        page.screenshot(path=str(out_dir / f"{path}-{game}-{viewport}.png"),
-                                        full_page=True)
+                        if SAVE_SHOTS:
+                            page.screenshot(path=str(out_dir / f"{path}-{game}-{viewport}.png"),
+                                            full_page=True)
                         problems += [f"{path} {game} {viewport}: {p}" for p in found]
             finally:
                 page.goto(stage.url + "box")

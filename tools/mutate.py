@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,6 +168,7 @@ def equivalents(doc: Path) -> set[str]:
 
 
 def collect(modules: list[str], equivalent: set[str]) -> list[Score]:
+    """Each module's score from mutants/ after a pass, with its survivors' diffs."""
     metas = {m: json.loads((ROOT / "mutants" / (m + ".meta")).read_text()) for m in modules
              if (ROOT / "mutants" / (m + ".meta")).exists()}
     survived_names = [k for meta in metas.values() for k, v in meta["exit_code_by_key"].items()
@@ -226,6 +227,37 @@ def write_doc(doc: Path, scores: list[Score], runtime: float, args: list[str]) -
     doc.write_text(text)
 
 
+def refresh_doc(doc: Path) -> None:
+    """Mark each survivor listed in the generated part as equivalent or not, from the doc's
+    explanations as they stand, and recount each module's score (no mutmut run)."""
+    text = doc.read_text()
+    eq = equivalents(doc)
+    head, _, rest = text.partition(BEGIN)
+    part, _, tail = rest.partition(END)
+
+    def block(m: re.Match[str]) -> str:
+        body = re.sub(r"(- `([^`]+)` \(([^,]+), )(equivalent|NOT EXPLAINED)\)",
+                      lambda b: b.group(1) + ("equivalent" if b.group(2) in eq else "NOT EXPLAINED")
+                      + ")", m.group(2))
+        names = re.findall(r"^- `([^`]+)` \(", body, re.M)
+        n_eq = sum(1 for n in names if n in eq)
+
+        def row(r: re.Match[str]) -> str:
+            total, killed = int(r.group(2)), int(r.group(3))
+            judged = total - n_eq
+            score = 100.0 * killed / judged if judged else 100.0
+            return f"| `{r.group(1)}` | {total} | {killed} | {len(names)} | {n_eq} | {score:.1f}% |"
+
+        body = re.sub(r"^\| `([^`]+)` \| (\d+) \| (\d+) \| \d+ \| \d+ \| [\d.]+% \|$", row, body,
+                      flags=re.M)
+        return f"<!-- module {m.group(1)} -->\n{body}<!-- /module -->\n"
+
+    part = re.sub(r"<!-- module (\S+) -->\n(.*?)<!-- /module -->\n", block, part, flags=re.S)
+    doc.write_text(head + BEGIN + part + END + tail)
+    for line in re.findall(r"^\| `.*$", part, re.M):
+        print(line)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("modules", nargs="*", help="module paths (default: every decision module)")
@@ -233,12 +265,17 @@ def main() -> int:
                     help="reuse mutants/ from the last run (one test group only)")
     ap.add_argument("--no-doc", action="store_true", help="do not update docs/mutation.md")
     ap.add_argument("--tests", default="", help="extra pytest arguments for the test selection")
+    ap.add_argument("--refresh-doc", action="store_true",
+                    help="re-mark the survivors in docs/mutation.md after editing its explanations")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ns = ap.parse_args()
     os.chdir(ROOT)
     if ns.child:
         modules, tests = json.loads(ns.child)
         child(modules, tests)
+        return 0
+    if ns.refresh_doc:
+        refresh_doc(DOC)
         return 0
     modules = [m.removeprefix("./") for m in ns.modules] or list(MODULES)
     unknown = [m for m in modules if m not in MODULES]
@@ -249,7 +286,6 @@ def main() -> int:
     groups: dict[tuple[str, ...], list[str]] = {}
     for m in modules:
         groups.setdefault(MODULES[m], []).append(m)
-    eq = equivalents(DOC)
     scores: list[Score] = []
     start = time.monotonic()
     for mods in groups.values():
@@ -267,8 +303,10 @@ def main() -> int:
                   file=sys.stderr)
             print("\n".join(log.read_text(errors="replace").splitlines()[-15:]), file=sys.stderr)
             return 1
-        scores += collect(mods, eq)
+        scores += collect(mods, set())
     runtime = time.monotonic() - start
+    eq = equivalents(DOC)  # read now: the doc may have been edited while mutmut ran
+    scores = [replace(s, equivalent=sum(1 for sv in s.survivors if sv.name in eq)) for s in scores]
     print(report(scores, eq))
     print(f"\nmutate: {runtime:.0f} s wall")
     if not ns.no_doc:

@@ -88,7 +88,8 @@ def test_a_lone_surrogate_in_a_seat_name_is_a_400_and_starts_nothing(
     body = '{"game": "spank-the-pig", "seats": [{"name": "X\\ud800"}, {"name": "Red"}]}'
     resp = post(c, "/api/new-game", body)
     assert resp.status_code == 400
-    assert "seat name" in resp.get_json()["error"] or "name" in resp.get_json()["error"]
+    error = resp.get_json()["error"]  # the name, the bad character, and what to use instead
+    assert error == "seats[0].name holds 'X\\ud800', half of a character; send text", error
     assert table.engine is not None and table.engine.game_id == game_id  # no game started
     for path in ("/api/events", "/history", "/api/games", f"/api/games/{game_id}/log"):
         resp = c.get(path)

@@ -75,7 +75,7 @@ class PinOpenError(CaptureError):
 
     def __init__(self, bcm: int, role: str, cause: BaseException) -> None:
         self.bcm, self.role, self.cause = bcm, role, cause
-        super().__init__(f"BCM {bcm} ({role}): {cause or type(cause).__name__}")
+        super().__init__(f"BCM {bcm} ({role}): {str(cause) or type(cause).__name__}")
 
 
 @dataclass(frozen=True)
@@ -456,8 +456,11 @@ class ButtonBox:
 
     def next_hold_us(self) -> int | None:
         """When the next hold (or stuck button) is due to be reported, for the engine's sleep."""
+        # a judge key never holds-to-pause: only its stuck report is due (a hold time already
+        # past would be a wake-up in the past, and the engine would spin until the stuck time)
         with self._lock:
-            due = [since + (self.stuck_after_us if inp.held else self.hold_us)
+            due = [since + (self.stuck_after_us if inp.held or inp.seat == JUDGE_SEAT
+                            else self.hold_us)
                    for inp in self._inputs.values()
                    if inp.low and not inp.stuck and (since := inp.down_since_us) is not None]
         return min(due, default=None)

@@ -81,7 +81,9 @@ class Rhythm:
         self.ready: set[str] = set()  # seats that pressed in `ready` (or in `over`: next game)
         self.start_at: int | None = None  # count-in: when play starts; ruling: the next call
         self.play_from_us = 0 if not ready else -1  # presses from here on are game presses
-        self.pressed = False  # any press since the latest call
+        # any press since the latest call; True before the first one: a table that starts
+        # mid-game (a resumed one) has no quiet round behind it yet
+        self.pressed = True
         self.quiet = 0  # rounds in a row without a press
         self.auto_paused = False
         self._free_play = False

@@ -45,7 +45,9 @@ def server_settings(threads: int) -> dict[str, Any]:
         "connection_limit": max(200, threads * 3),
         "channel_timeout": IDLE_S,
         "cleanup_interval": CHECK_S,
-        "max_request_body_size": MAX_BODY,
+        # waitress refuses a body of this size *or more*: one byte over, so that exactly
+        # MAX_BODY is served, as Flask's MAX_CONTENT_LENGTH (which refuses only more) serves it
+        "max_request_body_size": MAX_BODY + 1,
         "max_request_header_size": 16 * 1024,
         "inbuf_overflow": 2 * MAX_BODY,  # bodies stay in memory: nothing spooled to disk
         "ident": "table-referee",

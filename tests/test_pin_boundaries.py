@@ -1,0 +1,279 @@
+"""The table PIN's limits at their thresholds, on an injected clock (issue 17, point 1).
+
+`PinGuard` takes its clock as an argument, so each limit is met exactly and one µs either side:
+the per-address lock (MAX_TRIES wrong PINs, LOCK_S seconds), the right PIN resetting the wrong-try
+count before any lock, a lock that has run out starting the count afresh, the table-wide budget of
+wrong PINs and its refill, the judge's trusted address, and the "someone is guessing" alert.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.scoreboard.pin import (
+    ALERT_S,
+    FREE_WRONG,
+    LOCK_S,
+    MAX_TRIES,
+    REFILL_S,
+    TRUSTED_S,
+    PinGuard,
+)
+
+PIN = "2468"
+WRONG = "1111"
+US = 1e-6  # one microsecond, in the guard's seconds
+
+
+class Clock:
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def guard_at(clock: Clock, **kw: float) -> PinGuard:
+    return PinGuard(lambda: PIN, clock=clock, **kw)  # type: ignore[arg-type]
+
+
+def wrongs(guard: PinGuard, address: str, n: int) -> list[int]:
+    return [guard.check(address, WRONG)[0] for _ in range(n)]
+
+
+# -- the per-address lock ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("tries", "locked"), [(MAX_TRIES - 1, False), (MAX_TRIES, True)])
+def test_an_address_is_locked_after_exactly_max_tries_wrong_pins(tries: int, locked: bool) -> None:
+    guard = guard_at(Clock())
+    assert wrongs(guard, "10.0.0.1", tries) == [401] * tries
+    status, wait = guard.check("10.0.0.1", PIN)  # even the right PIN, once locked
+    assert (status, wait) == ((429, LOCK_S) if locked else (0, 0.0))
+    assert guard.check("10.0.0.2", PIN) == (0, 0.0)  # another address is not locked
+
+
+@pytest.mark.parametrize(("after", "status"), [(LOCK_S - US, 429), (LOCK_S, 0), (LOCK_S + US, 0)])
+def test_a_lock_runs_out_after_exactly_lock_s(after: float, status: int) -> None:
+    clock = Clock()
+    guard = guard_at(clock)
+    wrongs(guard, "10.0.0.1", MAX_TRIES)
+    clock.now += after
+    got, wait = guard.check("10.0.0.1", PIN)
+    assert got == status
+    if status == 429:
+        assert wait == pytest.approx(LOCK_S - after)  # what Retry-After says
+
+
+def test_the_lock_length_is_the_guards_own() -> None:
+    clock = Clock()
+    guard = guard_at(clock, max_tries=2, lock_s=5.0)
+    assert wrongs(guard, "a", 2) == [401, 401]
+    clock.now += 5.0 - US
+    assert guard.check("a", PIN)[0] == 429
+    clock.now += US
+    assert guard.check("a", PIN)[0] == 0
+
+
+def test_a_lock_that_has_run_out_starts_the_count_afresh() -> None:
+    """After the lock, the address has MAX_TRIES wrong PINs again (not one: the old count is
+    gone), and the fifth locks it again for a whole LOCK_S."""
+    clock = Clock()
+    guard = guard_at(clock)
+    wrongs(guard, "10.0.0.1", MAX_TRIES)
+    clock.now += LOCK_S
+    assert wrongs(guard, "10.0.0.1", MAX_TRIES - 1) == [401] * (MAX_TRIES - 1)
+    assert guard.check("10.0.0.1", PIN) == (0, 0.0)  # not locked yet
+    assert wrongs(guard, "10.0.0.1", MAX_TRIES) == [401] * MAX_TRIES
+    assert guard.check("10.0.0.1", PIN) == (429, LOCK_S)
+
+
+def test_the_right_pin_resets_the_wrong_count_before_any_lock() -> None:
+    """MAX_TRIES - 1 wrong PINs, the right one, MAX_TRIES - 1 wrong again: never locked (a judge
+    who mistypes now and then is never shut out); without the right PIN between, it is."""
+    guard = guard_at(Clock())
+    assert wrongs(guard, "judge", MAX_TRIES - 1) == [401] * (MAX_TRIES - 1)
+    assert guard.check("judge", PIN) == (0, 0.0)
+    assert wrongs(guard, "judge", MAX_TRIES - 1) == [401] * (MAX_TRIES - 1)
+    assert guard.check("judge", PIN) == (0, 0.0)
+    # the sibling: the same wrong PINs with no right one between lock the address
+    other = guard_at(Clock())
+    wrongs(other, "judge", 2 * (MAX_TRIES - 1))
+    assert other.check("judge", PIN)[0] == 429
+
+
+def test_a_missing_pin_is_refused_but_is_no_wrong_try() -> None:
+    guard = guard_at(Clock())
+    for given in (None, "") * MAX_TRIES:
+        assert guard.check("10.0.0.1", given) == (401, 0.0)
+    assert guard.wrong_total == 0
+    assert guard.check("10.0.0.1", PIN) == (0, 0.0)
+
+
+# -- the table-wide budget of wrong PINs -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("guesses", "held"), [(FREE_WRONG - 1, False), (FREE_WRONG, True)])
+def test_the_whole_table_may_give_exactly_free_wrong_wrong_pins_at_once(
+        guesses: int, held: bool) -> None:
+    """One wrong PIN from each of many addresses (no address lock trips): the table's budget
+    is FREE_WRONG; once it is spent even a stranger with the right PIN waits its turn."""
+    clock = Clock()
+    guard = guard_at(clock)
+    assert [guard.check(f"10.1.0.{i}", WRONG)[0] for i in range(guesses)] == [401] * guesses
+    status, wait = guard.check("10.2.0.1", PIN)
+    if held:
+        assert status == 429 and wait == pytest.approx(REFILL_S)
+        assert guard.alert() != ""
+    else:
+        assert (status, wait) == (0, 0.0)
+        assert guard.alert() == ""
+
+
+@pytest.mark.parametrize(("after", "status"), [(REFILL_S - US, 429), (REFILL_S, 401)])
+def test_the_budget_refills_one_wrong_pin_every_refill_s(after: float, status: int) -> None:
+    clock = Clock()
+    guard = guard_at(clock)
+    [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]
+    clock.now += after
+    got, wait = guard.check("10.3.0.1", WRONG)
+    assert got == status
+    if status == 429:
+        assert wait == pytest.approx(US, abs=1e-9)  # the rest of the refill, not a whole one
+    assert guard.check("10.3.0.2", WRONG)[0] == 429  # one guess per refill, table-wide
+
+
+def test_the_budget_never_refills_beyond_free_wrong() -> None:
+    clock = Clock()
+    guard = guard_at(clock)
+    clock.now += 100 * REFILL_S  # a long quiet night
+    got = [guard.check(f"10.1.0.{i}", WRONG)[0] for i in range(FREE_WRONG + 1)]
+    assert got == [401] * FREE_WRONG + [429]
+
+
+def test_the_budget_is_the_guards_own_setting() -> None:
+    clock = Clock()
+    guard = guard_at(clock, free_wrong=3, refill_s=2.0)
+    assert [guard.check(f"a{i}", WRONG)[0] for i in range(4)] == [401, 401, 401, 429]
+    clock.now += 2.0 - US
+    assert guard.check("b", WRONG)[0] == 429
+    clock.now += US
+    assert guard.check("b", WRONG)[0] == 401
+
+
+@pytest.mark.parametrize(("after", "trusted"), [(TRUSTED_S - US, True), (TRUSTED_S, False)])
+def test_the_judges_address_is_trusted_for_exactly_trusted_s(after: float, trusted: bool) -> None:
+    """An address that gave the right PIN is not held up by strangers' guessing, nor spends the
+    table's budget with a typo, for TRUSTED_S."""
+    clock = Clock()
+    guard = guard_at(clock)
+    assert guard.check("judge", PIN) == (0, 0.0)
+    clock.now += after
+    [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]  # the budget is spent
+    assert (guard.check("judge", PIN)[0] == 0) is trusted
+    if trusted:
+        assert guard.check("judge", WRONG)[0] == 401  # a typo: refused, but no budget spent
+        clock.now += REFILL_S
+        assert guard.check("10.4.0.1", WRONG)[0] == 401  # the refill is still there
+
+
+# -- the "someone is guessing" alert -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("after", "shown"), [(ALERT_S - US, True), (ALERT_S, False)])
+def test_the_alert_shows_for_exactly_alert_s_after_the_budget_ran_out(
+        after: float, shown: bool) -> None:
+    clock = Clock()
+    guard = guard_at(clock)
+    [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]
+    text = guard.alert()
+    assert f"({FREE_WRONG} wrong PINs so far)" in text and "guessing the table PIN" in text
+    clock.now += after
+    assert (guard.alert() != "") is shown
+
+
+def test_a_guess_while_held_keeps_the_alert_up() -> None:
+    clock = Clock()
+    guard = guard_at(clock)
+    [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]
+    clock.now += REFILL_S / 2
+    assert guard.check("10.5.0.1", WRONG)[0] == 429  # held: the alert runs from now
+    clock.now += ALERT_S - US
+    assert guard.alert() != ""
+
+
+# -- the tables of addresses are bounded, and a flood of addresses unlocks nobody ----------------
+
+
+def test_a_flood_of_addresses_never_forgets_a_locked_one_and_stays_bounded() -> None:
+    """The guesser locked first (the oldest entry), then MAX_ADDRESSES + 100 others give one
+    wrong PIN each: the guesser is still locked, and the guard remembers at most MAX_ADDRESSES."""
+    from referee.scoreboard.pin import MAX_ADDRESSES
+
+    clock = Clock()
+    guard = guard_at(clock, free_wrong=10**9)  # no table-wide budget in the way here
+    wrongs(guard, "guesser", MAX_TRIES)
+    for i in range(MAX_ADDRESSES + 100):
+        assert guard.check(f"10.{i // 250}.{i % 250}.1", WRONG)[0] == 401
+        assert len(guard._tries) <= MAX_ADDRESSES
+    assert guard.check("guesser", PIN)[0] == 429
+    # an address that made MAX_TRIES - 1 wrong guesses lately is still counted
+    wrongs(guard, "typist", MAX_TRIES - 1)
+    assert guard.check(f"10.99.0.{1}", WRONG)[0] == 401
+    assert wrongs(guard, "typist", 1) == [401] and guard.check("typist", PIN)[0] == 429
+
+
+def test_with_every_remembered_address_locked_the_oldest_lock_makes_room() -> None:
+    from referee.scoreboard.pin import MAX_ADDRESSES
+
+    clock = Clock()
+    guard = guard_at(clock, free_wrong=10**9, max_tries=1)  # one wrong PIN locks
+    for i in range(MAX_ADDRESSES):
+        guard.check(f"a{i}", WRONG)
+    assert guard.check("a0", PIN)[0] == 429 and len(guard._tries) == MAX_ADDRESSES
+    assert guard.check("newcomer", WRONG)[0] == 401
+    assert len(guard._tries) <= MAX_ADDRESSES
+    assert guard.check("newcomer", PIN)[0] == 429  # the newcomer's own lock is kept
+    assert guard.check("a0", PIN) == (0, 0.0)  # the oldest made room
+    assert guard.check(f"a{MAX_ADDRESSES - 1}", PIN)[0] == 429  # the others stay locked
+
+
+def test_run_out_locks_are_forgotten_first() -> None:
+    clock = Clock()
+    guard = guard_at(clock, free_wrong=10**9)
+    wrongs(guard, "old", MAX_TRIES)
+    wrongs(guard, "late", MAX_TRIES - 1)
+    clock.now += LOCK_S
+    wrongs(guard, "new", 1)  # a new address: run-out locks are dropped, counts are kept
+    assert "old" not in guard._tries
+    assert wrongs(guard, "late", 1) == [401] and guard.check("late", PIN)[0] == 429
+
+
+def test_the_trusted_addresses_are_bounded_and_run_out_ones_make_room() -> None:
+    from referee.scoreboard.pin import MAX_ADDRESSES
+
+    clock = Clock()
+    guard = guard_at(clock)
+    for i in range(MAX_ADDRESSES + 10):
+        assert guard.check(f"p{i}", PIN) == (0, 0.0)
+        assert len(guard._trusted) <= MAX_ADDRESSES
+    clock.now += TRUSTED_S  # every one of them has run out exactly now
+    assert guard.check("judge", PIN) == (0, 0.0)
+    [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]  # the budget is spent
+    assert guard.check("judge", PIN) == (0, 0.0)  # the judge was trusted: room was made
+
+
+def test_a_guard_whose_clock_starts_at_zero() -> None:
+    """An injected clock may start at 0 (a Pi's monotonic clock starts at boot): no alert is up
+    and no stranger is trusted at the start."""
+    clock = Clock(0.0)
+    guard = guard_at(clock)
+    assert guard.alert() == ""
+    [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]
+    assert guard.check("stranger", PIN)[0] == 429
+
+
+def test_a_pin_that_cannot_be_encoded_is_just_wrong() -> None:
+    guard = guard_at(Clock())
+    assert guard.check("10.0.0.1", "\ud800") == (401, 0.0)  # a lone surrogate: no exception
+    assert guard.wrong_total == 1

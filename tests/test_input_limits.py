@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -279,6 +280,12 @@ def test_an_unknown_field_is_refused_for_that_field_alone(
         assert engine is not None
     prepared(table, client, path)
     body = VALID.get(path, {})
+    # a round being called turns from "cadence" to "race" when its go-word sounds, whatever
+    # any request does: look once the call is over (the race then stays open: WINDOW_MS)
+    deadline = time.monotonic() + 10
+    while engine.snapshot()["phase"] == "cadence":
+        assert time.monotonic() < deadline, "the call never ended"
+        time.sleep(0.01)
     before = (table.engine.game_id if table.engine else None, engine.snapshot()["seats"],
               engine.snapshot()["phase"], engine.snapshot()["round"])
     resp = post(client, path, {**body, "zzz_unknown": 1})

@@ -21,6 +21,7 @@ import pytest
 
 from referee.engine.loop import Command, Engine, open_game, resume_game
 from referee.events import Facts, GameStart, Penalty, Press
+from referee.rules.replay import ReplayError
 from referee.store.database import StorageFull, Store, events, marks
 from referee.voice.announce import PrintAnnouncer
 from tests.sim import Sim
@@ -582,3 +583,79 @@ def test_a_resumed_game_whose_last_round_was_ruled_voids_nothing(sim: Callable[.
     resumed.run_items(None)
     assert list(s.voice.said) == []  # nothing ruled before is said again
     assert resumed.snapshot()["round"] == 2 and resumed.snapshot()["phase"] == "ruled"
+
+
+def test_standings_are_said_in_the_games_own_words(sim: Callable[..., Sim]) -> None:
+    s = sim(SEATS, {"window_ms": "1000", "lives": "3"}, game="pig")
+    s.press("Blue", 100)
+    s.press("Red", 160)
+    s.run_to(1200)  # Green never followed: a life lost
+    s.command("standings")
+    key_, params, _ = s.voice.said[-1]
+    assert key_ == "standings"
+    assert params["text"] == "Blue, zero lives lost. Red, zero lives lost. Green, one life lost."
+
+
+def test_keypad_no_refutes_a_claim_once_then_pauses(sim: Callable[..., Sim]) -> None:
+    s = sim(SEATS, {"window_ms": "1000", "lives": "3"}, game="pig")
+    engine = s.engine
+    assert engine is not None
+    s.press("Blue", 100)
+    s.run_to(1200)
+    key(s, "no")
+    key(s, "no")  # refuted already: this NO pauses
+    logged = [e for e in events(s.store.conn, engine.game_id) if isinstance(e, Facts)]
+    assert len(logged) == 1 and scores(engine)["Blue"] == 1
+    assert engine.snapshot()["phase"] == "paused" and said(s)[-1] == "paused"
+
+
+def test_the_end_is_shown_to_the_pages_at_once(sim: Callable[..., Sim]) -> None:
+    s = sim(SEATS, OPTIONS)
+    play_round(s, ["Blue", "Red", "Green"])
+    s.command("end")
+    pages = [data for kind, data in s.published if kind == "state"]
+    assert pages[-1]["phase"] == "over" and pages[-1]["winners"] == ["Blue", "Red"]
+
+
+def test_a_resumed_clock_runs_on_one_second_after_the_last_logged_press(
+        sim: Callable[..., Sim]) -> None:
+    s = sim(SEATS, OPTIONS)
+    engine = s.engine
+    assert engine is not None
+    play_round(s, ["Blue", "Red", "Green"])
+    last = s.logged_presses()[-1][0]
+    assert s.clock() < last + 1_000_000
+    resumed = resume_game(s.store, engine.game_id, s.voice, clock=s.clock, auto=False)
+    assert resumed.now() == last + 1_000_000
+    # restarted long after: the clock as it is
+    s.t_ms += 60_000
+    later = resume_game(s.store, engine.game_id, s.voice, clock=s.clock, auto=False)
+    assert later.now() == s.clock()
+    # no clock given: the wall clock, still after every logged time
+    wall = resume_game(s.store, engine.game_id, s.voice, auto=False)
+    assert wall.now() >= last + 1_000_000
+
+
+def test_a_resumed_game_says_a_correction_of_an_earlier_round(sim: Callable[..., Sim]) -> None:
+    s = sim(SEATS, OPTIONS)
+    engine = s.engine
+    assert engine is not None
+    play_round(s, ["Blue", "Red", "Green"])  # Green: 1
+    resumed = resume_game(s.store, engine.game_id, s.voice, clock=s.clock, auto=False)
+    s.voice.said.clear()
+    ask(resumed, "feed", event=Penalty(1, "Red", 1, "slapped the hippo"))
+    assert [(k, p.get("seat")) for k, p, _ in s.voice.said] == [("ruling", "Red")]  # only it
+    assert scores(resumed) == {"Blue": 0, "Red": 1, "Green": 1}
+
+
+def test_resuming_a_damaged_log_names_its_line(sim: Callable[..., Sim]) -> None:
+    s = sim(SEATS, OPTIONS)
+    engine = s.engine
+    assert engine is not None
+    play_round(s, ["Blue", "Red", "Green"])
+    count = len(list(events(s.store.conn, engine.game_id)))
+    s.store.append(engine.game_id, Press(s.clock(), "Purple", "slap"))
+    with pytest.raises(ReplayError) as bad:  # the game line is line 1 of the exported log
+        resume_game(s.store, engine.game_id, s.voice, clock=s.clock, auto=False)
+    assert str(bad.value) == (f"line {count + 2}: seat 'Purple' is not at this table "
+                              "(Blue, Red, Green)")

@@ -659,3 +659,25 @@ def test_resuming_a_damaged_log_names_its_line(sim: Callable[..., Sim]) -> None:
         resume_game(s.store, engine.game_id, s.voice, clock=s.clock, auto=False)
     assert str(bad.value) == (f"line {count + 2}: seat 'Purple' is not at this table "
                               "(Blue, Red, Green)")
+
+
+def test_standings_of_a_game_with_its_own_unit_use_its_words(
+        sim: Callable[..., Sim], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A unit the voice has no words for ("points" of the made-up game) is said with the game's
+    own one and many."""
+    from referee.rules.base import REGISTRY, games
+    from referee.voice.phrases import ENGLISH
+    from tests.made_up_game import PHRASES, FirstAfterTheBeep
+
+    games()
+    monkeypatch.setitem(REGISTRY, FirstAfterTheBeep.NAME, FirstAfterTheBeep)
+    for name, beats in PHRASES.items():
+        monkeypatch.setitem(ENGLISH, name, beats)
+    s = sim(SEATS, {"window_ms": "1000"}, game=FirstAfterTheBeep.NAME)
+    engine = s.engine
+    assert engine is not None
+    s.start_round()
+    s.run_to(3000)
+    s.command("feed", event=Penalty(1, "Red", 1, "slapped the hippo"))
+    s.command("standings")
+    assert s.voice.said[-1][1]["text"] == "Red, one point. Blue, zero points. Green, zero points."

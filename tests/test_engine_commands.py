@@ -25,6 +25,7 @@ from referee.rules.replay import ReplayError
 from referee.store.database import StorageFull, Store, events, marks
 from referee.voice.announce import PrintAnnouncer
 from tests.sim import Sim
+from tests.test_keypad_decisions import key, play_round, said  # the keypad tests' own steps
 
 SEATS = ["Blue", "Red", "Green"]
 OPTIONS = {"deck": "72", "tempo_ms": "100", "window_ms": "1000", "doubles": "off",
@@ -32,33 +33,8 @@ OPTIONS = {"deck": "72", "tempo_ms": "100", "window_ms": "1000", "doubles": "off
 NOT_NOW = "a round cannot start now (race open, judge asked or game over)"
 
 
-def play_round(s: Sim, order: list[str]) -> int:
-    """One round started by hand, slapped in `order`, ruled; returns its number."""
-    engine = s.engine
-    assert engine is not None
-    cue = s.start_round()
-    for i, seat in enumerate(order):
-        s.press(seat, cue + 100 + 10 * i)
-    number = engine.rules.round_count()
-    s.run_until(lambda: number in engine.announced, limit_ms=3000, step_ms=10)
-    return number
-
-
-def said(s: Sim) -> list[str]:
-    return [key for key, _, _ in s.voice.said]
-
-
 def scores(engine: Engine) -> dict[str, int]:
     return {r.seat: r.score for r in engine.rules.standings().seats}
-
-
-def key(s: Sim, name: str) -> None:
-    s.press("judge", s.t_ms + 1, button=name)
-    s.run_to(s.t_ms + 50, step_ms=10)
-
-
-def states(s: Sim) -> list[str]:
-    return [data["phase"] for kind, data in s.published if kind == "state"]
 
 
 # -- an engine at its Ready step (the Sim starts from the first round) ------------------------

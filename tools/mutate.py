@@ -16,6 +16,7 @@ counts as equivalent; the score that the goal (>= 90%) is judged by leaves those
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import re
@@ -23,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -66,7 +68,7 @@ _LIVE = ("test_nothing_is_called_before_every_seat_is_ready", "test_the_end_is_s
          "test_a_failed_start_says_and_writes_nothing_and_play_resumes_the_real_game")
 ENGINE_TESTS = ("tests/test_engine.py", "tests/test_engine_games.py", "tests/test_rhythm.py",
                 "tests/test_rhythm_boundaries.py", "tests/test_engine_boundaries.py",
-                "tests/test_keypad_decisions.py",
+                "tests/test_keypad_decisions.py", "tests/test_engine_commands.py",
                 "--deselect", "tests/test_engine.py::test_deciding_press_to_ruling_delay_is_reported",
                 "--deselect",
                 "tests/test_engine.py::test_a_stopped_game_resumes_and_a_cut_round_is_voided",
@@ -134,8 +136,9 @@ def test_args(modules: list[str], extra: str) -> list[str]:
     return out
 
 
-def child(modules: list[str], tests: list[str]) -> None:
-    """Run mutmut in this process (cwd = ROOT) with the module subset and test selection."""
+def child(modules: list[str], tests: list[str], only: list[str]) -> None:
+    """Run mutmut in this process (cwd = ROOT) with the module subset and test selection (and,
+    with `only`, just the mutants whose names match those globs)."""
     from mutmut import configuration  # imported here: the extra may not be installed for --help
 
     cfg = configuration._load_config()
@@ -144,7 +147,7 @@ def child(modules: list[str], tests: list[str]) -> None:
     configuration._config = cfg
     from mutmut.__main__ import _run  # reads the config at import
 
-    _run((), max_children=int(os.environ.get("MUTATE_CHILDREN", "2")))
+    _run(tuple(only), max_children=int(os.environ.get("MUTATE_CHILDREN", "2")))
 
 
 def diffs(names: list[str]) -> dict[str, str]:
@@ -167,10 +170,15 @@ def equivalents(doc: Path) -> set[str]:
     return set(re.findall(r"`(referee\.[\w.]+__mutmut_\d+)`", part))
 
 
-def collect(modules: list[str], equivalent: set[str]) -> list[Score]:
-    """Each module's score from mutants/ after a pass, with its survivors' diffs."""
+def collect(modules: list[str], equivalent: set[str], only: Sequence[str] = ()) -> list[Score]:
+    """Each module's score from mutants/ after a pass, with its survivors' diffs (with `only`:
+    of the mutants whose names match those globs)."""
     metas = {m: json.loads((ROOT / "mutants" / (m + ".meta")).read_text()) for m in modules
              if (ROOT / "mutants" / (m + ".meta")).exists()}
+    if only:
+        for meta in metas.values():
+            meta["exit_code_by_key"] = {k: v for k, v in meta["exit_code_by_key"].items()
+                                        if any(fnmatch.fnmatchcase(k, g) for g in only)}
     survived_names = [k for meta in metas.values() for k, v in meta["exit_code_by_key"].items()
                       if STATUS.get(v, "suspicious") not in ("killed", "timeout")]
     os.chdir(ROOT)
@@ -265,14 +273,18 @@ def main() -> int:
                     help="reuse mutants/ from the last run (one test group only)")
     ap.add_argument("--no-doc", action="store_true", help="do not update docs/mutation.md")
     ap.add_argument("--tests", default="", help="extra pytest arguments for the test selection")
+    ap.add_argument("--only", action="append", default=[], metavar="GLOB",
+                    help="judge only the mutants whose mutmut names match (e.g. "
+                         "'referee.engine.loop.x*Engine*_end__mutmut_*'); implies --no-doc, and "
+                         "the score counts only the mutants judged")
     ap.add_argument("--refresh-doc", action="store_true",
                     help="re-mark the survivors in docs/mutation.md after editing its explanations")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ns = ap.parse_args()
     os.chdir(ROOT)
     if ns.child:
-        modules, tests = json.loads(ns.child)
-        child(modules, tests)
+        modules, tests, only = json.loads(ns.child)
+        child(modules, tests, only)
         return 0
     if ns.refresh_doc:
         refresh_doc(DOC)
@@ -297,19 +309,20 @@ def main() -> int:
         print(f"mutate: {' '.join(mods)}\n  judged by: {' '.join(tests)}", flush=True)
         with log.open("w") as out:
             done = subprocess.run(["nice", "-n", "19", sys.executable, __file__, "--child",
-                                   json.dumps([mods, tests])], stdout=out, stderr=subprocess.STDOUT)
+                                   json.dumps([mods, tests, ns.only])],
+                                  stdout=out, stderr=subprocess.STDOUT)
         if done.returncode != 0:
             print(f"mutate: mutmut failed (exit {done.returncode}); see {log.relative_to(ROOT)}:",
                   file=sys.stderr)
             print("\n".join(log.read_text(errors="replace").splitlines()[-15:]), file=sys.stderr)
             return 1
-        scores += collect(mods, set())
+        scores += collect(mods, set(), ns.only)
     runtime = time.monotonic() - start
     eq = equivalents(DOC)  # read now: the doc may have been edited while mutmut ran
     scores = [replace(s, equivalent=sum(1 for sv in s.survivors if sv.name in eq)) for s in scores]
     print(report(scores, eq))
     print(f"\nmutate: {runtime:.0f} s wall")
-    if not ns.no_doc:
+    if not ns.no_doc and not ns.only:
         write_doc(DOC, scores, runtime, ["make mutate"] + (
             [f"MODULES={' '.join(ns.modules)}"] if ns.modules else []))
         print(f"mutate: summary written to {DOC.relative_to(ROOT)}")

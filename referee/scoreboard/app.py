@@ -10,6 +10,7 @@ never a traceback. Templates and static files ship in `web/` (inside the wheel: 
 from __future__ import annotations
 
 import logging
+import queue
 import socket
 import threading
 from collections.abc import Callable
@@ -177,6 +178,14 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
                 resp.headers["Allow"] = exc.get_response().headers["Allow"]
             return resp, (400 if code == 400 else code)
         return render_template("missing.html", page="", mock=table.mock), 404
+
+    @app.errorhandler(queue.Empty)
+    def busy(exc: queue.Empty) -> tuple[Response, int]:
+        """The engine thread did not answer in time (a machine overloaded for seconds): the page
+        tries again shortly; nothing was changed, so nothing is lost."""
+        resp = jsonify(error="the referee is busy; try again in a moment")
+        resp.headers["Retry-After"] = "1"
+        return resp, 503
 
     @app.errorhandler(Exception)
     def crash(exc: Exception) -> tuple[Response, int]:

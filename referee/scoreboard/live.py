@@ -35,6 +35,7 @@ THIS_MACHINE = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
 HEARTBEAT_S = 15.0
 QUEUE_SIZE = 256
 RETRY_MS = 2000
+FIRST_STATE_WAIT_S = 5.0  # the engine thread busy and no state published yet: how long a page waits
 _CLOSE = b""  # put into a queue to end its stream
 
 
@@ -75,7 +76,10 @@ class Hub:
                 return
             self._engine = engine
             engine.subscribe(partial(self._on_event, engine))
-        self.broadcast(self.message("state", self.state()))
+        try:
+            self.broadcast(self.message("state", self.state()))
+        except queue.Empty:
+            pass  # a busy engine thread: its next change is published to everyone anyway
 
     def _on_event(self, engine: EnginePort, kind: str, data: dict[str, Any]) -> None:
         """The engine's listener (engine thread): format once, queue for everyone, never wait."""
@@ -96,7 +100,9 @@ class Hub:
         except queue.Empty:
             if self._last_state is not None:
                 return self._last_state
-            raise
+            # nothing published yet to fall back on (a page opened as the table starts, on a
+            # loaded machine): wait a little longer, then a 503 the page retries, never a 500
+            snap = engine.command("snapshot", timeout=FIRST_STATE_WAIT_S)
         return self.decorate(snap)
 
     def message(self, kind: str, data: dict[str, Any]) -> bytes:

@@ -69,6 +69,7 @@ _LIVE = ("test_nothing_is_called_before_every_seat_is_ready", "test_the_end_is_s
 ENGINE_TESTS = ("tests/test_engine.py", "tests/test_engine_games.py", "tests/test_rhythm.py",
                 "tests/test_rhythm_boundaries.py", "tests/test_engine_boundaries.py",
                 "tests/test_keypad_decisions.py", "tests/test_engine_commands.py",
+                "tests/test_engine_loop.py",
                 "--deselect", "tests/test_engine.py::test_deciding_press_to_ruling_delay_is_reported",
                 "--deselect",
                 "tests/test_engine.py::test_a_stopped_game_resumes_and_a_cut_round_is_voided",

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -80,6 +82,20 @@ def sim(tmp_path: Any, mock_factory: MockFactory) -> Iterator[Any]:
         for s in made:
             s.close()
 
+
+
+@pytest.fixture(scope="session")
+def speech_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A speech cache for the whole run, shared by every test and every xdist worker: a table
+    warms about 400 phrases (~6 s of espeak-ng), and tests that play a table rather than test
+    rendering need each phrase rendered once a run, not once a table. It is the cache `referee`
+    itself keeps (content-addressed, each clip written whole by rename), so workers that render
+    the same phrase at once both write the same clip. Tests of rendering keep their own cache."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # pytest-N/popen-gwK
+    path = root / "speech-cache"
+    path.mkdir(exist_ok=True)
+    return path
 
 
 # Headless Chromium (Debian's), launched once per test process and shared by every browser test

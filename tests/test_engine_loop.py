@@ -1105,3 +1105,20 @@ def test_a_voice_still_rendering_holds_the_first_call_until_it_knows_when_it_is_
     run_loop(t, [(t.clock.t + 3_000_000, t.engine.stop)])
     assert voice.unknown == 0 and t.engine.rules.round_count() >= 1  # asked again, then called
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+def test_a_round_first_ruled_in_the_turn_a_judge_corrects_another_is_not_a_correction(
+        sim: Callable[..., Sim]) -> None:
+    """The judge's penalty on round 1 and the close of round 2 (nobody slapped: a clean round)
+    come in one wake-up: round 2 is announced as itself, "clean round" and all."""
+    s = sim(SEATS, OPTIONS)
+    engine = s.engine
+    assert engine is not None
+    play_round(s, ["Blue", "Red", "Green"])
+    cue = s.start_round()
+    s.run_to(cue + 1)
+    engine.submit(Penalty(1, "Red", 1, "slapped the hippo"))
+    s.pump(cue + 2000)  # the penalty, then round 2's close, in one turn
+    round2 = [d for k, d in s.published if k == "ruling" and d["round"] == 2]
+    assert [d["correction"] for d in round2] == [False]
+    assert said_text(s.voice)[-1] == "Clean round."

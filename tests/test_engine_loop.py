@@ -484,8 +484,14 @@ def test_two_seats_that_never_slapped_are_too_close_to_call_and_two_that_tied_ar
 
 def test_a_seat_that_never_declared_the_double_is_said_so(sim: Callable[..., Sim]) -> None:
     s = sim(SEATS, {**OPTIONS, "doubles": "buttons"}, doubles=True)
-    said = judged(s, ["Blue", "Red"], button="double")  # the judge: a double; Green never
-    assert said[-1] == "Green never declared the double: last to declare the double. One whammy."
+    cue = s.start_round()
+    s.press("Blue", cue + 100, button="double")
+    s.press("Red", cue + 150, button="double")
+    s.press("Green", cue + 200)  # Green slaps (no pig), but never declares the double
+    s.run_to(cue + 3000, step_ms=10)
+    key(s, "yes")  # the judge: a double
+    assert "Green never declared the double: last to declare the double. One whammy." in (
+        said_text(s.voice)), said_text(s.voice)
 
 
 # -- a resumed game: its clock runs after the logged times ------------------------------------

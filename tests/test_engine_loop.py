@@ -1128,3 +1128,22 @@ def test_a_round_first_ruled_in_the_turn_a_judge_corrects_another_is_not_a_corre
     round2 = [d for k, d in s.published if k == "ruling" and d["round"] == 2]
     assert [d["correction"] for d in round2] == [False]
     assert said_text(s.voice)[-1] == "Clean round."
+
+
+def test_a_resumed_table_keeps_the_pause_between_rounds(table: Callable[..., Table]) -> None:
+    """Its clock runs ahead of the voice's: the voice's quiet time is moved onto it, so rounds
+    follow each other exactly as at a fresh table (not at once, the voice taken as long quiet)."""
+    fresh = cue_gaps(table(ready=False))
+    t = table(ready=False)
+    run_loop(t, [(t.clock.t + 2_000_000, t.engine.stop)])
+    t.clock.t += 1_000  # restarted at once: the resumed clock runs ahead of the wall
+    again = resume_game(t.store, t.engine.game_id, t.voice, clock=t.clock, leds=t.lights,
+                        ready=False, count_in_ms=300)
+    assert again.offset_us > 0
+    t.engine = again
+    t.engine.open()
+    first = len([e for e in events(t.store.conn, again.game_id) if isinstance(e, Cue)])
+    run_loop(t, [(t.clock.t + 8_000_000, again.stop)])
+    cues = [e.t_us for e in events(t.store.conn, again.game_id) if isinstance(e, Cue)][first:]
+    gaps = [b - a for a, b in zip(cues, cues[1:], strict=False)]
+    assert len(gaps) >= 3 and set(gaps) == {fresh[0]}

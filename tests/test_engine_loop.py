@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -398,6 +399,7 @@ def test_a_question_the_voice_has_no_words_for_is_asked_in_the_games_own(
     engine = s.engine
     assert engine is not None
     assert engine.snapshot()["question"] == "Did everyone hear the beep?"
+    assert engine.snapshot()["awaiting"]["need"] == ["heard"]  # what the panel asks for
 
 
 # -- the call as the pages show it -------------------------------------------------------------
@@ -471,6 +473,7 @@ def test_a_seat_that_never_slapped_is_said_to_have_never_slapped(sim: Callable[.
     assert engine.snapshot()["rulings_said"][0]["what"] == "never slapped: last to spank the pig"
     said = judged(s, ["Blue", "Green", "Red"])  # Red slapped last: by how much it was late
     assert said[-1] == "Red: last to spank the pig by 10 milliseconds. One whammy.", said
+    assert engine.snapshot()["reactions_us"] == {"Blue": 100_000, "Green": 110_000, "Red": 120_000}
 
 
 def test_two_seats_that_never_slapped_are_too_close_to_call_and_two_that_tied_are_not_never(
@@ -1147,3 +1150,35 @@ def test_a_resumed_table_keeps_the_pause_between_rounds(table: Callable[..., Tab
     cues = [e.t_us for e in events(t.store.conn, again.game_id) if isinstance(e, Cue)][first:]
     gaps = [b - a for a, b in zip(cues, cues[1:], strict=False)]
     assert len(gaps) >= 3 and set(gaps) == {fresh[0]}
+
+
+# -- the state the pages get: the API's own schema -------------------------------------------
+
+
+def test_every_state_the_pages_get_is_the_state_the_api_documents(
+        sim: Callable[..., Sim]) -> None:
+    """Each field the engine sends under its documented name (the pages read them by name; an
+    unknown or missing field fails the API's schema), through rounds, a question, the end."""
+    import msgspec
+
+    from referee.config import default_config
+    from referee.scoreboard.app import make_decorate
+    from referee.scoreboard.bodies import State
+
+    s = sim(SEATS, OPTIONS)
+    engine = s.engine
+    assert engine is not None
+    play_round(s, ["Blue", "Red", "Green"])
+    judged(s, ["Blue", "Red"])
+    cue = s.start_round()
+    s.run_to(cue + 500)
+    s.command("end")
+    decorate = make_decorate(SimpleNamespace(config=default_config(SEATS), mock=True))
+    states = [d for k, d in s.published if k == "state"] + [engine.snapshot()]
+    assert len(states) > 10
+    for state in states:
+        msgspec.convert(decorate(state), State)
+    last = engine.snapshot()
+    assert (last["game"], last["title"], last["rounds"], last["unit"]) == (
+        "spank-the-pig", "Spank the Pig!", 24, "whammies")
+    assert last["earlier"][0]["round"] == 1 and last["earlier"][0]["rulings"]

@@ -336,6 +336,10 @@ def test_after_the_end_every_seat_pressing_starts_the_next_game_with_the_same_ta
         "Game over. Blue, zero lives lost. Red, zero lives lost. Green, one life lost.",
         "Blue and Red are co-champions!"]
     assert unfinished_game(t.store, "pig", tuple(SEATS)) is None  # over: never resumed
+    # the judge may still correct the finished game: the pages follow (nothing more is said)
+    t.engine.run_items(Penalty(1, "Red", 1, "slapped the hippo"))
+    shown = t.engine.snapshot()
+    assert shown["phase"] == "over" and shown["winners"] == ["Blue"], shown["winners"]
     for seat in ("Blue", "Red"):
         t.press(seat)
     assert t.engine.game_id == first and t.engine.snapshot()["phase"] == "over"

@@ -223,6 +223,7 @@ def test_start_warms_every_phrase_the_game_will_say_first_and_each_question_it_c
     voice = Warming(clock)
     t = table(announcer=voice)
     before = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)  # CPython's own default, whatever an earlier test left
     try:
         t.engine.start()
         assert sys.getswitchinterval() <= 0.0005  # a waiting ruling gets the GIL within 0.5 ms
@@ -550,6 +551,7 @@ def test_a_resumed_table_wakes_exactly_when_a_slap_button_has_been_held_two_seco
     s.pump()
     assert engine.next_wake() == s.us(start) + engine.offset_us + HOLD_US
     s.pump(start + HOLD_US / 1000 - 0.001)
+    s.pump()  # anything the box reported then is taken now
     assert not engine.paused
     s.pump(start + HOLD_US / 1000)
     s.pump()  # the hold comes back through the queue
@@ -833,6 +835,7 @@ def test_a_question_the_game_never_declared_is_asked_by_its_name(
     cue = s.start_round()
     s.run_to(cue + 3000)  # nobody pressed: "heard", a fact it never declared
     assert said_text(s.voice)[-1] == "Judge: Heard?"
+    assert s.voice.said[-1][1]["need"] == ["heard"]  # the speech finds the question's clip by it
     engine = s.engine
     assert engine is not None
     assert engine.snapshot()["question"] == "Heard?"
@@ -1186,3 +1189,43 @@ def test_every_state_the_pages_get_is_the_state_the_api_documents(
     assert (last["game"], last["title"], last["rounds"], last["unit"]) == (
         "spank-the-pig", "Spank the Pig!", 24, "whammies")
     assert last["earlier"][0]["round"] == 1 and last["earlier"][0]["rulings"]
+
+
+def test_a_seats_press_while_paused_counts_in(table: Callable[..., Table]) -> None:
+    t = table(ready=False)
+    t.engine.open()
+    ask(t.engine, "pause")
+    assert t.engine.snapshot()["phase"] == "paused"
+    t.clock.t += 1_000_000
+    t.press("Red")  # a seat's button takes the pause back: a count-in
+    assert [k for k, _, _ in t.voice.said][-1] == "count_in"
+    assert t.states()[-1]["phase"] == "count-in"
+    assert list(events(t.store.conn, t.engine.game_id)) == []  # not a game press
+
+
+def test_a_judge_key_that_changes_a_ruled_round_updates_the_pages(
+        sim: Callable[..., Sim]) -> None:
+    s = sim(SEATS, OPTIONS)
+    play_round(s, ["Blue", "Red", "Green"])
+    s.command("feed", event=Penalty(1, "Red", 1, "slapped the hippo"))
+    key(s, "undo")  # the keypad takes the penalty back
+    page = [d for k, d in s.published if k == "state"][-1]
+    assert {r["seat"]: r["score"] for r in page["seats"]} == {"Blue": 0, "Red": 0, "Green": 1}
+
+
+def test_a_seat_named_in_a_ruling_that_gives_it_nothing_does_not_blink(
+        sim: Callable[..., Sim]) -> None:
+    """Pig's Tail's first flip has no card below to match: "Blue: ... Zero cards." No LED."""
+    from referee.events import Facts
+
+    s = sim(SEATS, {"window_ms": "1000", "tempo_ms": "100"}, game="pigs-tail")
+    engine = s.engine
+    assert engine is not None
+    blinks: list[str] = []
+    s.box.blink = lambda seat, times=3, on_ms=150: blinks.append(seat)  # type: ignore[method-assign]
+    cue = s.start_round()
+    s.press("Red", cue + 100)
+    s.run_to(cue + 3000)
+    engine.run_items(Facts(1, {"match": True}))
+    assert said_text(s.voice)[-1] == "Blue: no card below to match. Zero cards."
+    assert blinks == []

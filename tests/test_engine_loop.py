@@ -476,6 +476,8 @@ def test_a_seat_that_never_slapped_is_said_to_have_never_slapped(sim: Callable[.
     said = judged(s, ["Blue", "Red"])  # Green never slaps; the judge: a pig
     assert said[-1] == "Green never slapped: last to spank the pig. One whammy.", said
     assert engine.snapshot()["rulings_said"][0]["what"] == "never slapped: last to spank the pig"
+    event = [d for k, d in s.published if k == "ruling"][-1]  # what the pages are pushed
+    assert event["rulings_said"][0]["said"] == said[-1]
     said = judged(s, ["Blue", "Green", "Red"])  # Red slapped last: by how much it was late
     assert said[-1] == "Red: last to spank the pig by 10 milliseconds. One whammy.", said
     assert engine.snapshot()["reactions_us"] == {"Blue": 100_000, "Green": 110_000, "Red": 120_000}

@@ -987,6 +987,10 @@ def test_a_practice_says_last_round_only_if_its_rules_reach_it_within_three_roun
     assert keys.count("practice") == 1 and keys.index("practice") < keys.index("spank")
     assert "practice_over" in keys
     assert ("last_round" in keys[:keys.index("practice_over")]) is last_round
+    if last_round:  # said as round 2 is ruled, before the pause, not at round 3's call
+        said = list(t.voice.said)
+        at = keys.index("last_round")
+        assert said[at][2] == said[at - 1][2] and said[at - 1][0] == "nobody"
 
 
 def test_a_practice_over_by_its_rules_crowns_nobody(table: Callable[..., Table]) -> None:
@@ -1095,9 +1099,12 @@ def test_a_press_that_arrives_while_the_engine_takes_its_queue_is_in_the_ruling(
 
     engine.queue = InFlight(green)  # type: ignore[assignment]
     s.t_ms = s.ms(closes) - 0.5
+    said_before = len(s.voice.said)
     engine.run_items(None)
     engine.run_items(None)  # the next wake-up takes Green's press, then the race closes
-    assert said_text(s.voice)[-1] == "Green: last to spank the pig by 889 milliseconds. One whammy."
+    # ruled once, with Green in it: no question first, no correction after
+    assert said_text(s.voice)[said_before:] == [
+        "Green: last to spank the pig by 889 milliseconds. One whammy."]
 
 
 class Rendering(PrintAnnouncer):

@@ -507,13 +507,13 @@ def test_a_seat_that_never_declared_the_double_is_said_so(sim: Callable[..., Sim
 # -- a resumed game: its clock runs after the logged times ------------------------------------
 
 
-def resumed(s: Sim, **kw: Any) -> Engine:
+def resumed(s: Sim, *, ahead: bool = True, **kw: Any) -> Engine:
     """The Sim's game rebuilt from its log (its clock now runs `offset_us` ahead of the box's),
     fed by the same box from now on."""
     engine = s.engine
     assert engine is not None
     again = resume_game(s.store, engine.game_id, s.voice, clock=s.clock, leds=s.box, **kw)
-    assert again.offset_us > 0
+    assert (again.offset_us > 0) is ahead
     again.subscribe(lambda kind, data: s.published.append((kind, data)))
     s.engine = again
     return again
@@ -861,6 +861,7 @@ def test_a_silent_race_never_shows_a_claim_only_the_last_ruled_round(
     s.pump()
     assert engine.rules.status().race_open
     assert (engine.snapshot()["phase"], engine.snapshot()["round"]) == ("setup", 0)
+    assert engine.snapshot()["turn"] is None  # no call names a seat in this game
     s.press("Red", 160)
     s.run_to(1500)  # Green never followed: round 1 ruled
     assert engine.snapshot()["round"] == 1
@@ -1238,3 +1239,14 @@ def test_a_seat_named_in_a_ruling_that_gives_it_nothing_does_not_blink(
     engine.run_items(Facts(1, {"match": True}))
     assert said_text(s.voice)[-1] == "Blue: no card below to match. Zero cards."
     assert blinks == []
+
+
+def test_a_resumed_turn_game_calls_its_next_turn(sim: Callable[..., Sim]) -> None:
+    """Pig's Tail rebuilt after one flip says nothing before its next call (the deal was said
+    long ago): it calls the next turn, it does not stall."""
+    s = sim(SEATS, {"window_ms": "1000", "tempo_ms": "100"}, game="pigs-tail")
+    cue = s.start_round()
+    s.run_to(cue + 1500)
+    engine = resumed(s, ahead=False, auto=True, ready=False)
+    s.run_until(lambda: engine.rules.round_count() == 2, limit_ms=10_000, step_ms=10)
+    assert engine.snapshot()["turn"] == "Red"

@@ -1199,6 +1199,35 @@ def test_every_state_the_pages_get_is_the_state_the_api_documents(
     assert (last["game"], last["title"], last["rounds"], last["unit"]) == (
         "spank-the-pig", "Spank the Pig!", 24, "whammies")
     assert last["earlier"][0]["round"] == 1 and last["earlier"][0]["rulings"]
+    assert last["earlier"][0]["rulings_said"][0]["said"] == (
+        "Green: last to spank the pig by 10 milliseconds. One whammy.")
+
+
+def test_a_page_opened_mid_game_shows_the_five_rounds_before_the_latest(
+        sim: Callable[..., Sim]) -> None:
+    s = sim(SEATS, OPTIONS)
+    engine = s.engine
+    assert engine is not None
+    for _ in range(7):
+        play_round(s, ["Blue", "Red", "Green"])
+    shown = engine.snapshot()
+    assert shown["round"] == 7 and [e["round"] for e in shown["earlier"]] == [2, 3, 4, 5, 6]
+
+
+def test_the_last_rounds_ruling_is_shown_before_the_end(sim: Callable[..., Sim]) -> None:
+    s = sim(SEATS, {**OPTIONS, "deck": "6"}, auto=True)  # two rounds; Blue never last: champion
+    engine = s.engine
+    assert engine is not None
+    for number, order in ((1, SEATS), (2, ["Blue", "Green", "Red"])):
+        def racing(n: int = number) -> bool:
+            return engine.rules.round_count() == n and engine.cue_us is None
+
+        s.run_until(racing, limit_ms=10_000, step_ms=10)
+        for i, seat in enumerate(order):
+            s.press(seat, s.t_ms + 50 + 10 * i)
+    s.run_until(lambda: any(k == "over" for k, _ in s.published), limit_ms=5000, step_ms=10)
+    last = [d for k, d in s.published if k == "state" and d["round"] == 2 and d["rulings"]]
+    assert last[0]["phase"] == "ruled" and last[-1]["phase"] == "over"
 
 
 def test_a_seats_press_while_paused_counts_in(table: Callable[..., Table]) -> None:
@@ -1250,3 +1279,16 @@ def test_a_resumed_turn_game_calls_its_next_turn(sim: Callable[..., Sim]) -> Non
     engine = resumed(s, ahead=False, auto=True, ready=False)
     s.run_until(lambda: engine.rules.round_count() == 2, limit_ms=10_000, step_ms=10)
     assert engine.snapshot()["turn"] == "Red"
+
+
+def test_in_sudden_death_the_pages_show_only_the_tied_leaders_racing(
+        sim: Callable[..., Sim]) -> None:
+    s = sim(SEATS, {**OPTIONS, "deck": "6"})  # two rounds; Green last in both
+    engine = s.engine
+    assert engine is not None
+    play_round(s, ["Blue", "Red", "Green"])
+    play_round(s, ["Red", "Blue", "Green"])
+    assert engine.snapshot()["racing"] == SEATS  # round 2: everyone raced
+    cue = s.start_round()  # sudden death: Blue and Red, tied at none
+    s.run_to(cue + 1)
+    assert engine.snapshot()["racing"] == ["Blue", "Red"]

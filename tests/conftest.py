@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -82,6 +84,20 @@ def sim(tmp_path: Any, mock_factory: MockFactory) -> Iterator[Any]:
 
 
 
+@pytest.fixture(scope="session")
+def speech_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A speech cache for the whole run, shared by every test and every xdist worker: a table
+    warms about 400 phrases (~6 s of espeak-ng), and tests that play a table rather than test
+    rendering need each phrase rendered once a run, not once a table. It is the cache `referee`
+    itself keeps (content-addressed, each clip written whole by rename), so workers that render
+    the same phrase at once both write the same clip. Tests of rendering keep their own cache."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # pytest-N/popen-gwK
+    path = root / "speech-cache"
+    path.mkdir(exist_ok=True)
+    return path
+
+
 # Headless Chromium (Debian's), launched once per test process and shared by every browser test
 # module: a launch costs a second or more of a busy machine, and each test opens its own pages
 # (or its own context) on it, so nothing a page did carries over.
@@ -110,12 +126,17 @@ def browser() -> Iterator[Any]:
 
 # The longest test files, longest first: `make test` hands whole files to its workers in
 # collection order, so these start at once and the short files fill in around them (in name
-# order the longest started last and the run ended on one busy worker). Figures: --durations.
-LONGEST_FIRST = ("test_game_night.py", "test_screens.py", "test_api_fuzz.py",
-                 "test_power_loss.py", "test_pi_install.py", "test_button_faults.py",
-                 "test_rules_properties.py", "test_hostile_disk.py", "test_load.py",
-                 "test_hostile_input.py", "test_bad_logs.py", "test_speech.py", "test_web.py",
-                 "test_browser.py", "test_messages.py", "test_delivery.py", "test_made_up_game.py")
+# order the longest started last and the run ended on one busy worker). Every file over 3 s in a
+# five-worker run, by its summed --durations there.
+LONGEST_FIRST = ("test_game_night.py", "test_screens.py", "test_pi_install.py",
+                 "test_power_loss.py", "test_button_faults.py", "test_hostile_disk.py",
+                 "test_api_fuzz.py", "test_browser.py", "test_messages.py", "test_speech.py",
+                 "test_hostile_input.py", "test_web.py", "test_hostile_http.py",
+                 "test_rules_properties.py", "test_pi_audio.py", "test_load.py",
+                 "test_terminal.py", "test_delivery.py", "test_input_limits.py", "test_cli.py",
+                 "test_buttons_doctor.py", "test_bad_logs.py", "test_engine_games.py",
+                 "test_live_busy.py", "test_bad_config.py", "test_engine.py",
+                 "test_capture_outputs.py", "test_declared_pages.py", "test_bad_flags.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -388,10 +388,75 @@ def test_the_served_document_is_the_one_fuzzed(live: dict[str, Any]) -> None:
     assert routes == posts, "a POST route is missing from the OpenAPI document (or the reverse)"
 
 
-FUZZ_EXAMPLES = int(os.environ.get("REFEREE_FUZZ_EXAMPLES", "1500"))  # docs/reliability.md: 4000
+def check_answer(doc: dict[str, Any], op: dict[str, Any], table: Table, before: tuple[Any, ...],
+                 status: int, body: bytes, headers: Any) -> None:
+    """What every answer must be: never a 500, a traceback or a debugger page; only documented
+    status codes; one-line JSON errors; a rejected request changes nothing; a successful JSON
+    answer matches its schema."""
+    text = body.decode("utf-8", "replace")
+    assert status != 500, text[:500]
+    assert not TRACEBACK.search(text), text[:2000]
+    allowed = documented(op) | {404, 405, 413, 400}
+    assert status in allowed, (status, text[:300])
+    kind = headers.get("Content-Type", "")
+    if status >= 400:
+        assert kind.startswith(("application/json", "text/html")), kind
+        if kind.startswith("application/json"):
+            error = json.loads(body)["error"]
+            assert isinstance(error, str) and error and "\n" not in error
+        assert fingerprint(table) == before, f"a rejected request ({status}) changed the game"
+    elif status == 200 and kind.startswith("application/json"):
+        schema = op["responses"]["200"]["content"]["application/json"].get("schema", {})
+        validate(doc, schema, json.loads(body))
 
 
-# 1500 requests: about 10 s idle, 132 s beside two busy processes and the others' work
+# One accepted request for every operation, in an order a table allows (the judge's actions in a
+# round, undo after one of them, end before the next game): "every operation is accepted as the
+# document says" holds by construction, not by the luck of a fuzzer's draw.
+ACCEPTED_WALK: list[tuple[str, str, Any]] = [
+    ("get", "/", None), ("get", "/judge", None), ("get", "/setup", None),
+    ("get", "/history", None), ("get", "/box", None), ("get", "/api/openapi.json", None),
+    ("get", "/api/setup", None), ("get", "/api/state", None), ("get", "/api/events", None),
+    ("post", "/api/pin", {}), ("post", "/api/next-round", {}),
+    ("post", "/api/press", {"seat": "Blue"}), ("post", "/api/facts", {"round": 1, "pigs": 1}),
+    ("post", "/api/penalty", {"round": 1, "seat": "Red"}), ("post", "/api/undo", {}),
+    ("post", "/api/pause", {}), ("post", "/api/resume", {}), ("post", "/api/start", {}),
+    ("post", "/api/standings", {}), ("post", "/api/end", {}),
+    ("get", "/api/games", None), ("get", "/api/games/{game_id}/log", None),
+    ("get", "/api/stats", None), ("post", "/api/new-game", {"game": "pig"}),
+]
+
+
+def test_every_operation_is_accepted_as_the_document_says(mock_factory: MockFactory,
+                                                          tmp_path: Path) -> None:
+    doc = json.loads(json.dumps(openapi_document()))
+    operations = {(m, p) for p, ops in doc["paths"].items() for m in ops}
+    assert {(m, p) for m, p, _ in ACCEPTED_WALK} == operations, "an operation has no accepted walk"
+    table = Table(default_config(SEATS), db=tmp_path / "referee.db", mock=True, no_speech=True,
+                  pin=PIN, out=io.StringIO(), auto=False)
+    try:
+        table.start("spank-the-pig", FAST, resume=False)
+        client = create_app(table, clock=Clock()).test_client()
+        for method, path, body in ACCEPTED_WALK:
+            req: dict[str, Any] = {"method": method, "path": path.replace("{game_id}", "1"),
+                                   "query": "", "template": path,
+                                   "content_type": "application/json"}
+            if method == "post":
+                req.update(pin=PIN, addr=GOOD_ADDR, data=json.dumps(body).encode())
+            status, answer, headers = send(client, req)
+            assert 200 <= status < 300, (method, path, status, answer[:300])
+            check_answer(doc, doc["paths"][path][method], table, (), status, answer, headers)
+        assert table.engine is not None and table.engine.rules.NAME == "pig"  # the walk's end
+    finally:
+        table.close()
+
+
+# Derandomized: the same requests every run, so a failure is the code's, never one run's draw.
+# 500 requests reach every operation (asserted) with right, wrong and missing PINs, broken and
+# valid bodies; REFEREE_FUZZ_EXAMPLES=4000 explores further (docs/reliability.md).
+FUZZ_EXAMPLES = int(os.environ.get("REFEREE_FUZZ_EXAMPLES", "500"))
+
+
 @pytest.mark.timeout(400)
 def test_every_operation_fuzzed_from_the_openapi_document(live: dict[str, Any]) -> None:
     doc = json.loads(json.dumps(openapi_document()))
@@ -401,10 +466,6 @@ def test_every_operation_fuzzed_from_the_openapi_document(live: dict[str, Any]) 
     # the judge's actions need a round (and undo a judge action) first: drawn more often
     weighted = [o for o in operations for _ in range(4 if o[0] in JUDGE_ACTIONS else 1)]
 
-    # derandomized: the same requests every run, so "every operation was accepted at least once"
-    # holds or fails for the code, never by the luck of one run's draw (a random draw missed
-    # POST /api/facts and /api/start in a run of 800: the count stays 1500, as its acceptances
-    # of every operation need; REFEREE_FUZZ_EXAMPLES=4000 explores further)
     @settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
               database=None, derandomize=True)
     @given(data=st.data())
@@ -415,22 +476,8 @@ def test_every_operation_fuzzed_from_the_openapi_document(live: dict[str, Any]) 
         with Opened() as opened:
             status, body, headers = send(live["client"], req)
         stats[(f"{method.upper()} {path}", status)] += 1
-        text = body.decode("utf-8", "replace")
-        assert status != 500, text[:500]
-        assert not TRACEBACK.search(text), text[:2000]
-        allowed = documented(op) | {404, 405, 413, 400}
-        assert status in allowed, (status, text[:300])
         assert all(allowed_file(p, live["db"]) for p in opened), opened
-        kind = headers.get("Content-Type", "")
-        if status >= 400:
-            assert kind.startswith(("application/json", "text/html")), kind
-            if kind.startswith("application/json"):
-                error = json.loads(body)["error"]
-                assert isinstance(error, str) and error and "\n" not in error
-            assert fingerprint(table) == before, f"a rejected request ({status}) changed the game"
-        elif status == 200 and kind.startswith("application/json"):
-            schema = op["responses"]["200"]["content"]["application/json"].get("schema", {})
-            validate(doc, schema, json.loads(body))
+        check_answer(doc, op, table, before, status, body, headers)
         engine = table.engine
         if engine is not None and (engine.rules.status().over or engine.ended):
             # keep a game going for the next requests
@@ -448,7 +495,7 @@ def test_every_operation_fuzzed_from_the_openapi_document(live: dict[str, Any]) 
                        f"none answered 500. Statuses: {lines}")
     assert len(by_op) == len(operations), sorted(by_op)
     accepted = {name for name, c in by_op.items() if any(200 <= s < 300 for s in c)}
-    assert len(accepted) == len(operations), f"never accepted: {sorted(set(by_op) - accepted)}"
+    assert len(accepted) >= len(operations) // 2, f"the fuzz rarely got past the checks: {accepted}"
 
 
 # ================================================================================================

@@ -28,9 +28,9 @@ CADENCE = "Spank … the … PIG!"
 PIN = "4321"
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("speech-cache")
+@pytest.fixture
+def cache(speech_cache: Path) -> Path:
+    return speech_cache
 
 
 @pytest.fixture

@@ -64,11 +64,11 @@ class SimClock:
 class Run:
     """The table of one test: the engine thread on the simulated clock, the voice, the app."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, cache: Path) -> None:
         self.clock = SimClock(5_000_000)
         self.sink = RecordingSink(RATE, clock=self.clock)
         self.sink.start()
-        self.voice = SpeechAnnouncer(Renderer(SpeechOptions(cache_dir=tmp_path / "speech")),
+        self.voice = SpeechAnnouncer(Renderer(SpeechOptions(cache_dir=cache)),
                                      self.sink, out=io.StringIO())
         self.table = Table(default_config(list(SEATS)), db=tmp_path / "table.db",
                            announcer=self.voice, box=False, pin=PIN, mock=True)
@@ -118,8 +118,8 @@ class Run:
 
 
 @pytest.fixture
-def run(beep_game: type[FirstAfterTheBeep], tmp_path: Path) -> Iterator[Run]:
-    table = Run(tmp_path)
+def run(beep_game: type[FirstAfterTheBeep], tmp_path: Path, speech_cache: Path) -> Iterator[Run]:
+    table = Run(tmp_path, speech_cache)
     try:
         yield table
     finally:

@@ -183,8 +183,8 @@ def test_underruns_are_counted() -> None:
 # -- the table pauses and the scoreboard says why -----------------------------------------------
 
 
-def test_a_silent_speaker_pauses_the_table_and_the_scoreboard_says_why(tmp_path: Path,
-                                                                      browser: Any) -> None:
+def test_a_silent_speaker_pauses_the_table_and_the_scoreboard_says_why(
+        tmp_path: Path, speech_cache: Path, browser: Any) -> None:
     from referee.cli.table import Table, use_mock_pins
     from referee.scoreboard.app import serve_in_thread
     from referee.voice.speech import SpeechAnnouncer
@@ -194,7 +194,7 @@ def test_a_silent_speaker_pauses_the_table_and_the_scoreboard_says_why(tmp_path:
     pa = FakePortAudio(PI5, default="default", clock=lambda: time.monotonic_ns() // 1000)
     sink = SoundDeviceSink("USB", 22050, backend=pa, stall_s=0.3, rescan_s=0.2)
     sink.start()
-    voice = SpeechAnnouncer(Renderer(SpeechOptions(cache_dir=tmp_path / "speech")), sink)
+    voice = SpeechAnnouncer(Renderer(SpeechOptions(cache_dir=speech_cache)), sink)
     table = Table(default_config(["Blue", "Red", "Green"]), db=tmp_path / "t.db", mock=True,
                   announcer=voice, auto=False)
     server = serve_in_thread(table, "127.0.0.1", 0)

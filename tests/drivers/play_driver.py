@@ -75,7 +75,14 @@ def drive(table: bootstrap.Table, engine: Engine, inbox: queue.SimpleQueue[Any],
             who = {"all": seats, "split": seats[:1], "none": []}[plan]
             mark("RACE", number, plan)
             for seat in rng.sample(who, len(who)):
-                table.box.press(seat)
+                try:
+                    table.box.press(seat)
+                except ValueError:
+                    # the table has closed its box under the hands (the game ended: in sudden
+                    # death a benched seat's press comes after the last player's slap ended it)
+                    if engine._stop.is_set():
+                        return
+                    raise
                 mark("PRESS", number, seat)
                 time.sleep(GAP_S * rng.uniform(0.6, 1.4))
         elif kind == "ruling":

@@ -56,9 +56,10 @@ def ended_by_a_penalty(rules: SpankThePig) -> None:
 
 def test_withdrawing_the_running_sudden_death_race_hands_that_round_to_the_announcer() -> None:
     """Round 2 was racing when the penalty ended the game: it is handed to the announcer with
-    round 1, so the table hears that round 2 came to nothing and the scoreboard gets its (empty)
-    ruling and stops showing it racing. A round handed over only when it had rulings (a racing
-    round has none yet) would leave round 2 unsaid and shown as it was."""
+    round 1 (the engine announces exactly the rounds `take_changed` names), so the table hears
+    that round 2 came to nothing ("Nobody") and the pages get its (empty) ruling. A round handed
+    over only when it had rulings (a racing round has none yet) would leave round 2 unsaid, with
+    no ruling sent to the pages and no "ruled" mark in the log."""
     rules = sudden_death_racing()
     ended_by_a_penalty(rules)
     assert rules.take_changed() == [1, 2]

@@ -46,6 +46,7 @@ RULES_TESTS = (
     "tests/test_rules_pigstail.py", "tests/test_rules_edges.py",
     "tests/test_rules_boundaries.py", "tests/test_rules_siblings.py", "tests/test_rules_declared.py",
     "tests/test_replay_driver.py", "tests/test_rules_spank_live.py",
+    "tests/test_rules_reopened.py",
     "--deselect", "tests/test_rules_edges.py::test_bad_line_is_exit_2_from_the_command",
 )
 TABLELOG_TESTS = RULES_TESTS + (

@@ -366,6 +366,29 @@ def test_a_single_champion_is_named_as_the_champion(sim: Callable[..., Sim]) -> 
     assert s.store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2
 
 
+def test_a_correction_after_the_end_keeps_the_game_shown_over_with_the_new_standings(
+        sim: Callable[..., Sim]) -> None:
+    """A game over by its own rules stays over on the pages until a person starts the next one,
+    even when the judge then corrects a round so that the rules alone would play on (a tie to
+    settle): the standings shown follow, nothing more is said. On the tests' manual table (no
+    rounds started on their own, as while `finish` closes a table) the end shown must not rest on
+    the rhythm's own phase alone."""
+    s = sim(["Blue", "Red"], {**OPTIONS, "deck": "2"})  # one regular round
+    engine = s.engine
+    assert engine is not None and not engine.auto
+    play_round(s, ["Blue", "Red"])  # Red is last: Blue leads alone, the game is over
+    assert engine.rules.status().over and s.command("snapshot")["phase"] == "over"
+    assert said_text(s.voice)[-1] == "Blue is the champion!"
+    shown = s.command("feed", event=Penalty(1, "Blue", 1, "slapped the hippo"))
+    assert not engine.rules.status().over  # by the rules alone: tied, sudden death to play
+    assert {r["seat"]: r["score"] for r in shown["seats"]} == {"Blue": 1, "Red": 1}
+    s.run_to(s.t_ms + 5_000)
+    assert s.command("snapshot")["phase"] == "over"
+    # the penalty is said, and nothing after it: no sudden-death call, no second end
+    assert said_text(s.voice)[-2:] == ["Blue is the champion!",
+                                       "Blue: slapped the hippo. One whammy."]
+
+
 def test_game_over_in_a_unit_the_voice_has_no_words_for_uses_the_games_own(
         sim: Callable[..., Sim], monkeypatch: pytest.MonkeyPatch) -> None:
     beep = made_up_game(monkeypatch)

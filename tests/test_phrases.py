@@ -113,6 +113,20 @@ def test_a_game_s_own_phrases_are_rendered_ahead_with_the_table() -> None:
             "Deal four cards to each player.") in said
 
 
+def test_one_card_dealt_or_set_aside_is_said_in_the_singular() -> None:
+    """A standard 52-card deck at three seats leaves one card over; a deck of as many cards as
+    seats deals one each. The words come from the game's own announcement."""
+    from referee.rules.spank import SpankThePig
+
+    three = SpankThePig(("Blue", "Red", "Green"), {"deck": 52})
+    assert [text(k, p) for k, p in three.announcements(1)] == [
+        "Deal 17 cards to each player. Set 1 card aside."]
+    two = SpankThePig(("Blue", "Red"), {"deck": 3})
+    assert text(*two.announcements(1)[0]) == "Deal 1 card to each player. Set 1 card aside."
+    assert text("deal", {"cards": 2, "aside_cards": 3}) == (
+        "Deal 2 cards to each player. Set 3 cards aside.")
+
+
 def test_a_translation_falls_back_to_english_per_key(monkeypatch: pytest.MonkeyPatch) -> None:
     pirate = Language("xx", "en", {"spank": ["Arr", "the", "HOG!"]}, {"and": "an'"})
     monkeypatch.setitem(LANGUAGES, "xx", pirate)

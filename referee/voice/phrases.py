@@ -54,8 +54,8 @@ ENGLISH: dict[str, list[str]] = {
     # game flow
     "practice": ["Practice round."],
     "practice_over": ["Practice over. Now for real."],
-    "deal": ["Deal {cards} cards to each player. {aside}"],
-    "deal_aside": ["Set {cards} cards aside."],
+    "deal": ["Deal {cards_said} to each player. {aside}"],
+    "deal_aside": ["Set {cards_said} aside."],
     "deal_sets": ["Use the {ranks}: one set of four per player. Deal four cards to each player."],
     "deal_ring": ["Shuffle all fifty-two cards and lay them face down in a ring."],
     "variant_rule": ["Four of a kind? Quietly {act}."],
@@ -108,6 +108,8 @@ ENGLISH_WORDS: dict[str, Any] = {
         "lives": ("loses {count}", "gets {count} back"),
         "cards": ("takes {count}", "gives {count} back"),
     },
+    # a count of cards dealt or set aside, said in digits: (one, many)
+    "card_count": ("{n} card", "{n} cards"),
     "letters": ["P", "I", "G"],
     "ranks": ["aces", "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
               "tens", "jacks", "queens", "kings"],
@@ -190,6 +192,9 @@ def _complete(params: dict[str, Any], lang: Language) -> dict[str, Any]:
         params["seats"] = list_words(list(params["seats"]), lang.code)
     if "number" not in params and "n" in params:
         params["number"] = number_words(int(params["n"]), lang.code)
+    if "cards_said" not in params and "cards" in params:
+        one, many = _word(lang, "card_count")
+        params["cards_said"] = (one if int(params["cards"]) == 1 else many).format(n=params["cards"])
     if "aside" not in params and "aside_cards" in params:
         aside = int(params["aside_cards"])
         params["aside"] = text("deal_aside", {"cards": aside}, lang.code) if aside else ""

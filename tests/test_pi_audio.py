@@ -192,7 +192,11 @@ def test_a_silent_speaker_pauses_the_table_and_the_scoreboard_says_why(
 
     use_mock_pins()
     pa = FakePortAudio(PI5, default="default", clock=lambda: time.monotonic_ns() // 1000)
-    sink = SoundDeviceSink("USB", 22050, backend=pa, stall_s=0.3, rescan_s=0.2)
+    # a second without a callback is a stall here (0.5 s on a table). With 0.3 s, a five-worker
+    # run once opened the page on a warning before anything was unplugged; a stall is the only
+    # warning that comes with time, and the fake's callbacks are a Python thread that shares the
+    # GIL with the browser driver, the server and the engine (the banner's text is now printed)
+    sink = SoundDeviceSink("USB", 22050, backend=pa, stall_s=1.0, rescan_s=0.2)
     sink.start()
     voice = SpeechAnnouncer(Renderer(SpeechOptions(cache_dir=speech_cache)), sink)
     table = Table(default_config(["Blue", "Red", "Green"]), db=tmp_path / "t.db", mock=True,
@@ -212,7 +216,7 @@ def test_a_silent_speaker_pauses_the_table_and_the_scoreboard_says_why(
             page = context.new_page()
             page.goto(server.url)
             page.wait_for_selector("#seats li")
-            assert page.locator("#alert").is_hidden()
+            assert page.locator("#alert").is_hidden(), page.locator("#alert").inner_text()
             pa.unplug(USB)
             wait_for(lambda: state()["phase"] == "paused")
             warnings = state()["health"]["warnings"]

@@ -107,7 +107,15 @@ class Walk:
         return self.stage.clock
 
     def poke(self) -> dict[str, Any]:
-        """Let the engine step at the simulated time; its state afterwards."""
+        """Let the engine act at the simulated time until it has nothing more to do now; its
+        state afterwards. One step makes at most one decision (a race's cue, then its close): the
+        engine thread takes the next by itself only once its queue is empty, so a command sent at
+        once could find the race still open."""
+        for _ in range(20):
+            self.engine.command("step")
+            wake = self.engine.command("wake")
+            if wake is None or wake > self.clock.now:
+                break
         return dict(self.engine.command("snapshot"))
 
     def at(self, dt_ms: int) -> dict[str, Any]:

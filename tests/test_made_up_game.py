@@ -91,8 +91,13 @@ class Run:
             assert time.monotonic() < deadline, "the recording sink did not keep up"
             time.sleep(0.001)
         # the engine acts on the new time before answering (a second "snapshot" could be taken
-        # from the queue in the same turn as the first, before that turn's step)
-        self.engine.command("step")
+        # from the queue in the same turn as the first, before that turn's step), and until it
+        # has nothing more to do now: one step is one decision (a cue, then a window's close)
+        for _ in range(20):
+            self.engine.command("step")
+            wake = self.engine.command("wake")
+            if wake is None or wake > self.clock():
+                break
         snap: dict[str, Any] = self.engine.command("snapshot")
         return snap
 

@@ -147,6 +147,30 @@ def test_a_broken_pyttsx3_falls_back_to_espeak_ng_once(tmp_path: Path) -> None:
     assert 5.0 <= clips[2].onset_s * 1000 <= 150.0
 
 
+def test_a_clip_pyttsx3_is_still_writing_is_not_ready_yet_rather_than_an_error(
+        tmp_path: Path) -> None:
+    """pyttsx3 may return before its file is whole: the header promises frames not written yet.
+    The render child must see "not ready" (and wait or say it again), not fail: an error there
+    once made a loaded table give up pyttsx3 for espeak-ng for the rest of the evening."""
+    import wave
+
+    from referee.voice.tts import _complete_wav
+
+    whole = tmp_path / "whole.wav"
+    with wave.open(str(whole), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(22050)
+        w.writeframes(np.concatenate([np.full(4410, 3000, np.int16),
+                                      np.zeros(441, np.int16)]).tobytes())
+    assert _complete_wav(whole)  # 0.2 s of sound ending in silence
+    data = whole.read_bytes()
+    for cut in (2000, 1001):  # half the samples; an odd byte count
+        partial = tmp_path / f"partial{cut}.wav"
+        partial.write_bytes(data[:44 + cut])
+        assert _complete_wav(partial) is False
+
+
 def test_a_bogus_voice_is_named_with_the_fix(tmp_path: Path) -> None:
     log = io.StringIO()
     renderer = Renderer(SpeechOptions(cache_dir=tmp_path, voice="zz-bogus"), log=log)

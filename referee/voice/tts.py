@@ -213,10 +213,12 @@ def _complete_wav(path: Path) -> bool:
             if frames < 25 * edge or w.getsampwidth() != 2 or w.getnchannels() != 1:
                 return False
             w.setpos(frames - edge)
-            tail = array.array("h", w.readframes(edge))
-    except (OSError, EOFError, wave.Error):
+            tail = array.array("h", w.readframes(edge))  # an odd byte count: ValueError
+    except (OSError, EOFError, ValueError, wave.Error):
         return False
-    return max(map(abs, tail)) < 64
+    # a header that promises more frames than were written yet (pyttsx3 returned before the
+    # file was whole) reads a short tail: not usable yet, never an error
+    return len(tail) == edge and max(map(abs, tail)) < 64
 
 
 class _Child:

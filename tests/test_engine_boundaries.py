@@ -15,7 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from referee.capture.gpio import HOLD_US
-from referee.engine.loop import resume_game
+from referee.engine.loop import Engine, resume_game
 from referee.events import Awaiting, Ruling
 from tests.sim import Sim
 
@@ -107,16 +107,25 @@ def test_the_cue_is_shown_at_exactly_its_instant(sim: Callable[..., Sim], offset
 # -- a game's own turn pace: "<seat>, flip!" every turn_ms ---------------------------------------------
 
 
-def test_a_turn_game_calls_each_turn_exactly_turn_ms_after_the_previous_cue(
-        sim: Callable[..., Sim]) -> None:
-    turn_ms, tempo_ms = 1000, 60
-    s = sim(["Blue", "Red"], {"turn_ms": str(turn_ms), "tempo_ms": str(tempo_ms),
+TURN_MS, TEMPO_MS = 1000, 60
+
+
+def turning(sim: Callable[..., Sim]) -> tuple[Sim, Engine, int]:
+    """Pig's Tail at two seats, a flip every TURN_MS, run until its first cue; that cue (µs)."""
+    s = sim(["Blue", "Red"], {"turn_ms": str(TURN_MS), "tempo_ms": str(TEMPO_MS),
                               "window_ms": "120", "pause_ms": "0"}, game="pigs-tail", auto=True)
     engine = s.engine
     assert engine is not None
     s.run_until(lambda: engine.last_cue_us is not None, limit_ms=2000, step_ms=5)
     first = engine.last_cue_us
     assert first is not None
+    return s, engine, first
+
+
+def test_a_turn_game_calls_each_turn_exactly_turn_ms_after_the_previous_cue(
+        sim: Callable[..., Sim]) -> None:
+    turn_ms, tempo_ms = TURN_MS, TEMPO_MS
+    s, engine, first = turning(sim)
     # the call comes (turn - tempo - lead) before its cue; the sim's voice leads by 100 ms
     call_at = first + (turn_ms - tempo_ms - 100) * 1000
     s.run_to(s.ms(call_at - 1), step_ms=5)

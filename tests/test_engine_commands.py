@@ -115,13 +115,19 @@ def test_the_keypad_yes_at_the_ready_step_starts_and_no_pauses_the_count_in(
 # -- pause, resume and start during play -------------------------------------------------------
 
 
-def test_pause_during_a_race_waits_for_its_ruling_and_resume_takes_it_back(
-        sim: Callable[..., Sim]) -> None:
+def racing(sim: Callable[..., Sim]) -> tuple[Sim, Engine]:
+    """A table that plays on its own, run until its first race is open (the go-word sounded)."""
     s = sim(SEATS, OPTIONS, auto=True)
     engine = s.engine
     assert engine is not None
     s.run_until(lambda: engine.rules.status().race_open and engine.cue_us is None,
                 limit_ms=5000, step_ms=10)
+    return s, engine
+
+
+def test_pause_during_a_race_waits_for_its_ruling_and_resume_takes_it_back(
+        sim: Callable[..., Sim]) -> None:
+    s, engine = racing(sim)
     rounds = engine.rules.round_count()
     shown = s.command("pause")
     assert shown["phase"] == "race" and "paused" not in said(s)  # the race in hand goes on
@@ -485,11 +491,7 @@ def test_keypad_yes_with_nothing_asked_refutes_no_claim(sim: Callable[..., Sim])
 
 
 def test_pause_while_the_judge_is_asked_waits_for_the_answer(sim: Callable[..., Sim]) -> None:
-    s = sim(SEATS, OPTIONS, auto=True)
-    engine = s.engine
-    assert engine is not None
-    s.run_until(lambda: engine.rules.status().race_open and engine.cue_us is None,
-                limit_ms=5000, step_ms=10)
+    s, engine = racing(sim)
     cue = s.ms(engine.last_cue_us or 0)
     s.press("Blue", cue + 100)
     s.press("Red", cue + 110)  # Green never slaps: pig or no pig?

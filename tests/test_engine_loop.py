@@ -32,7 +32,8 @@ from referee.store.database import StorageFull, Store, events
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import text
 from tests.sim import Sim
-from tests.test_engine_commands import ask, fill
+from tests.test_engine_boundaries import TURN_MS, turning
+from tests.test_engine_commands import ask, fill, racing
 from tests.test_keypad_decisions import key, play_round, said
 
 SEATS = ["Blue", "Red", "Green"]
@@ -922,11 +923,7 @@ def test_at_the_cue_instant_the_pages_show_the_race(sim: Callable[..., Sim]) -> 
 
 def test_a_pause_in_the_race_shows_the_race_then_paused_and_nothing_unknown(
         sim: Callable[..., Sim]) -> None:
-    s = sim(SEATS, OPTIONS, auto=True)
-    engine = s.engine
-    assert engine is not None
-    s.run_until(lambda: engine.rules.status().race_open and engine.cue_us is None,
-                limit_ms=5000, step_ms=10)
+    s, _ = racing(sim)
     seen = len(s.published)
     s.command("pause")
     s.run_to(s.t_ms + 2000, step_ms=10)
@@ -1049,19 +1046,12 @@ def test_a_turn_game_keeps_its_turn_pace_only_while_nothing_is_said_between_turn
         sim: Callable[..., Sim]) -> None:
     """Pig's Tail, two seats: both tap round 1's flip (a match): its ruling is said, so round 2
     is called once the voice is free and the pause is over, not at the turn pace."""
-    turn_ms, tempo_ms = 1000, 60
-    s = sim(["Blue", "Red"], {"turn_ms": str(turn_ms), "tempo_ms": str(tempo_ms),
-                              "window_ms": "120", "pause_ms": "0"}, game="pigs-tail", auto=True)
-    engine = s.engine
-    assert engine is not None
-    s.run_until(lambda: engine.last_cue_us is not None, limit_ms=2000, step_ms=5)
-    first = engine.last_cue_us
-    assert first is not None
+    s, engine, first = turning(sim)
     s.press("Blue", s.ms(first) + 20)
     s.press("Red", s.ms(first) + 30)
     s.run_until(lambda: engine.rules.round_count() == 2, limit_ms=2000, step_ms=5)
     assert "ruling" in said(s)
-    assert engine.cue_us is not None and engine.cue_us < first + turn_ms * 1000
+    assert engine.cue_us is not None and engine.cue_us < first + TURN_MS * 1000
 
 
 # -- one turn of the loop: everything queued, the clock read before it ------------------------

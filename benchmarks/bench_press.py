@@ -52,7 +52,7 @@ from referee.config import default_config
 from referee.engine.loop import Engine, open_game
 from referee.events import GameStart, Press
 from referee.rules import race
-from referee.rules.base import REGISTRY
+from referee.rules.registry import games
 
 TARGET_P99_US = 1000
 SEAT_NAMES = ("Blue", "Red", "Green", "Yellow", "Purple", "Orange", "Pink", "Teal")
@@ -447,7 +447,7 @@ def main() -> int:
         tmp = Path(d)
         for seats in range(2, 8):
             rows.append(spank_rounds(factory, seats, args.rounds, rng, tmp))
-        pig = REGISTRY.get("pig")
+        pig = games().get("pig")
         if pig is not None and pig.SEATS[0] <= 8 <= pig.SEATS[1]:
             rows.append(pig_rounds(factory, 8, args.rounds, rng, tmp))
         else:

@@ -236,10 +236,12 @@ class StandingsLine(Struct, tag="standings", tag_field="type"):
     winners: list[str] = []
 
 
-def places(scores: Mapping[str, int], order: tuple[str, ...]) -> dict[str, int]:
-    """Competition ranking (1, 1, 3) by ascending score; ties share a place."""
+def places(scores: Mapping[str, int], order: tuple[str, ...], *, more_wins: bool = False
+           ) -> dict[str, int]:
+    """Competition ranking (1, 1, 3) by score, the fewest first (`more_wins`: the most first);
+    ties share a place."""
     result: dict[str, int] = {}
-    ranked = sorted(order, key=lambda s: scores[s])
+    ranked = sorted(order, key=lambda s: -scores[s] if more_wins else scores[s])
     for i, seat in enumerate(ranked):
         if i and scores[seat] == scores[ranked[i - 1]]:
             result[seat] = result[ranked[i - 1]]

@@ -45,6 +45,7 @@ class FirstAfterTheBeep(RederivedRules):
     SEATS: ClassVar[tuple[int, int]] = (2, 4)
     UNIT: ClassVar[str] = "points"
     UNIT_WORDS: ClassVar[tuple[str, str]] = ("point", "points")
+    MORE_WINS: ClassVar[bool] = True
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.number("rounds", 3, 1, 20, unit="beeps", label="Beeps",
                       help="how many beeps a game has"),
@@ -153,7 +154,7 @@ class FirstAfterTheBeep(RederivedRules):
     def standings(self) -> Standings:
         self.sync()
         over = self._over()
-        ranked = places({s: -p for s, p in self.scores.items()}, self.seats)  # most is best
+        ranked = places(self.scores, self.seats, more_wins=self.MORE_WINS)
         rows = tuple(StandingRow(s, self.scores[s], ranked[s])
                      for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s))))
         return Standings(over, rows, tuple(r.seat for r in rows if r.place == 1) if over else ())

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from referee.cli.table import Table
 from referee.engine.loop import Engine
@@ -78,3 +79,12 @@ def close_table(table: Table, window_ms: int) -> None:
         if engine.command("snapshot")["phase"] in ("cadence", "race"):
             end_window(engine, window_ms)
     table.close()
+
+
+def register_game(monkeypatch: Any, cls: type) -> None:
+    """Register a game defined in the tests for this test only (as a package's entry point
+    would for good): the registry's direct registrations are restored afterwards."""
+    from referee.rules import registry
+
+    monkeypatch.setattr(registry, "_direct", dict(registry._direct))
+    registry.register(cls)

@@ -43,7 +43,7 @@ from hypothesis import strategies as st
 from referee.cli import main as cli
 from referee.cli.table import Table
 from referee.config import default_config
-from referee.rules.base import REGISTRY
+from referee.rules.registry import games
 from referee.scoreboard.app import create_app, serve_in_thread, web_dir
 from referee.scoreboard.openapi import openapi_document
 from referee.scoreboard.pin import LOCK_S, MAX_TRIES, PinGuard
@@ -164,12 +164,12 @@ json_values = st.recursive(json_scalars, lambda inner: st.one_of(
 HINTS: dict[str, st.SearchStrategy[Any]] = {
     "seat": st.sampled_from([*SEATS, "judge", "Purple", "blue", " Blue ", ""]),
     "name": st.sampled_from(["Blue", "Red", "Green", "Yellow", "Purple", "judge", "A", "A,B", " "]),
-    "game": st.sampled_from([*sorted(REGISTRY), "chess", "", "../pig"]),
+    "game": st.sampled_from([*list(games()), "chess", "", "../pig"]),
     "round": st.one_of(st.integers(1, 2), st.integers(-2, 6)),
     "button": st.sampled_from(["slap", "double", "yes", "no", "undo", "foot"]),
     "reason": st.sampled_from(["slapped the hippo", "x" * 201, ""]),
 }
-OPTION_NAMES = sorted({o.name for cls in REGISTRY.values() for o in cls.known_options().values()})
+OPTION_NAMES = sorted({o.name for cls in games().values() for o in cls.known_options().values()})
 
 
 def from_schema(doc: dict[str, Any], schema: dict[str, Any], key: str = "",

@@ -22,8 +22,9 @@ from referee.cli.table import Table
 from referee.config import default_config
 from referee.engine.loop import open_game, resume_game
 from referee.events import Cue, Facts, GameStart, JudgeKey, Penalty, Press, Ruling
-from referee.rules.base import Rules, Shared, games
+from referee.rules.base import Rules, Shared
 from referee.rules.declare import Option, RulesError
+from referee.rules.registry import games
 from referee.rules.spank import SpankThePig
 from referee.scoreboard.app import create_app
 from referee.store.database import Store, export_lines

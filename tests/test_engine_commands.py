@@ -25,6 +25,7 @@ from referee.rules.replay import ReplayError
 from referee.store.database import StorageFull, Store, events, marks
 from referee.voice.announce import PrintAnnouncer
 from tests.sim import Sim
+from tests.support import register_game
 from tests.test_keypad_decisions import key, play_round, said  # the keypad tests' own steps
 
 SEATS = ["Blue", "Red", "Green"]
@@ -643,12 +644,10 @@ def test_standings_of_a_game_with_its_own_unit_use_its_words(
         sim: Callable[..., Sim], monkeypatch: pytest.MonkeyPatch) -> None:
     """A unit the voice has no words for ("points" of the made-up game) is said with the game's
     own one and many."""
-    from referee.rules.base import REGISTRY, games
     from referee.voice.phrases import ENGLISH
     from tests.made_up_game import PHRASES, FirstAfterTheBeep
 
-    games()
-    monkeypatch.setitem(REGISTRY, FirstAfterTheBeep.NAME, FirstAfterTheBeep)
+    register_game(monkeypatch, FirstAfterTheBeep)
     for name, beats in PHRASES.items():
         monkeypatch.setitem(ENGLISH, name, beats)
     s = sim(SEATS, {"window_ms": "1000"}, game=FirstAfterTheBeep.NAME)

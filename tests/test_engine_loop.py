@@ -32,6 +32,7 @@ from referee.store.database import StorageFull, Store, events
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import text
 from tests.sim import Sim
+from tests.support import register_game
 from tests.test_engine_boundaries import TURN_MS, turning
 from tests.test_engine_commands import ask, fill, racing
 from tests.test_keypad_decisions import key, play_round, said
@@ -407,12 +408,10 @@ def test_game_over_in_a_unit_the_voice_has_no_words_for_uses_the_games_own(
 
 
 def made_up_game(monkeypatch: pytest.MonkeyPatch) -> str:
-    from referee.rules.base import REGISTRY, games
     from referee.voice.phrases import ENGLISH
     from tests.made_up_game import PHRASES, FirstAfterTheBeep
 
-    games()
-    monkeypatch.setitem(REGISTRY, FirstAfterTheBeep.NAME, FirstAfterTheBeep)
+    register_game(monkeypatch, FirstAfterTheBeep)
     for name, beats in PHRASES.items():
         monkeypatch.setitem(ENGLISH, name, beats)
     return FirstAfterTheBeep.NAME
@@ -1305,3 +1304,36 @@ def test_in_sudden_death_the_pages_show_only_the_tied_leaders_racing(
     cue = s.start_round()  # sudden death: Blue and Red, tied at none
     s.run_to(cue + 1)
     assert engine.snapshot()["racing"] == ["Blue", "Red"]
+
+
+# -- the score's direction: a game where the most wins ----------------------------------------
+
+
+def test_the_judges_end_crowns_the_most_points_in_a_game_where_the_most_wins(
+        sim: Callable[..., Sim], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ended early from the panel, a "more wins" game crowns its leader, not the seats with
+    nothing (the end once crowned the fewest whatever the game)."""
+    beep = made_up_game(monkeypatch)
+    s = sim(SEATS, {"window_ms": "1000", "rounds": "5"}, game=beep)
+    cue = s.start_round()
+    s.press("Red", cue + 100)
+    s.run_to(cue + 3000)
+    final = s.command("end")
+    assert final["final"] and final["winners"] == ["Red"]
+    s.run_until(lambda: "champion" in [k for k, _, _ in s.voice.said], limit_ms=3000)
+    assert said_text(s.voice)[-1] == "Red is the champion!"
+
+
+def test_a_seat_that_gains_in_a_game_where_the_most_wins_does_not_blink(
+        sim: Callable[..., Sim], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The LED blinks for a loss: in a "more wins" game a point gained is good news, a point
+    taken off (pressed before the beep) is the loss."""
+    beep = made_up_game(monkeypatch)
+    s = sim(SEATS, {"window_ms": "1000", "rounds": "5", "early_ms": "300"}, game=beep)
+    blinks: list[str] = []
+    s.box.blink = lambda seat, times=3, on_ms=150: blinks.append(seat)  # type: ignore[method-assign]
+    cue = s.start_round()
+    s.press("Red", cue + 100)
+    s.run_to(cue + 3000)
+    assert blinks == []
+    assert said_text(s.voice)[-1] == "Red: first after the beep. One point."

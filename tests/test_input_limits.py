@@ -28,8 +28,8 @@ from gpiozero.pins.mock import MockFactory
 from referee.cli import main as cli
 from referee.cli.table import Table
 from referee.config import default_config
-from referee.rules.base import games, rules_for
 from referee.rules.declare import Option
+from referee.rules.registry import games, rules_for
 from referee.scoreboard.app import create_app, serve_in_thread
 from referee.scoreboard.guard import MAX_BODY
 from referee.store.tablelog import MAX_LINE, LogError, read_lines

@@ -22,13 +22,13 @@ from referee.cli.table import Table
 from referee.config import default_config
 from referee.engine.loop import Engine, open_game
 from referee.events import GameStart, JudgeKey, Press
-from referee.rules.base import REGISTRY, games
 from referee.scoreboard.app import create_app
 from referee.store.database import export_lines
 from referee.voice.audio import RecordingSink, speech_rms_db
 from referee.voice.phrases import ENGLISH
 from referee.voice.speech import Renderer, SpeechAnnouncer, SpeechOptions
 from tests.made_up_game import PHRASES, FirstAfterTheBeep
+from tests.support import register_game
 
 SEATS = ("Ann", "Bob", "Cy")
 PIN = "2468"
@@ -38,8 +38,7 @@ MS = 1000  # µs
 
 @pytest.fixture
 def beep_game(monkeypatch: pytest.MonkeyPatch) -> type[FirstAfterTheBeep]:
-    games()  # the built-in games first
-    monkeypatch.setitem(REGISTRY, FirstAfterTheBeep.NAME, FirstAfterTheBeep)
+    register_game(monkeypatch, FirstAfterTheBeep)
     for key, beats in PHRASES.items():
         monkeypatch.setitem(ENGLISH, key, beats)
     return FirstAfterTheBeep

@@ -7,8 +7,9 @@ import re
 import pytest
 
 from referee.events import Ruling
-from referee.rules.base import Shared, games
+from referee.rules.base import Shared
 from referee.rules.pig import Why as PigWhy
+from referee.rules.registry import games
 from referee.rules.spank import Why
 from referee.voice import phrases
 from referee.voice.phrases import (

@@ -33,7 +33,7 @@ from referee.cli.table import Table
 from referee.config import default_config
 from referee.engine.loop import Engine, open_game
 from referee.events import Facts, GameStart, Press
-from referee.rules.base import games, rules_for
+from referee.rules.registry import games, rules_for
 from referee.scoreboard.app import WebServer, serve_in_thread
 from referee.voice.announce import PrintAnnouncer
 from tests.conftest import TickPin

@@ -27,8 +27,8 @@ from referee.config import (
     TableConfig,
     check_pin,
 )
-from referee.rules.base import games, rules_for
 from referee.rules.declare import RulesError
+from referee.rules.registry import games, rules_for
 from referee.store.database import StoreError, connect, export_lines
 from referee.store.tablelog import LogError, dumps, replay
 

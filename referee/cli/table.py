@@ -18,7 +18,7 @@ from referee.clock import now_us
 from referee.config import TableConfig, build_seats
 from referee.engine.loop import Command, Engine, Item, open_game, resume_game
 from referee.events import Facts, GameStart
-from referee.rules.base import rules_for
+from referee.rules.registry import rules_for
 from referee.store.database import Store, StoreError, events, games, marks
 from referee.voice.announce import Announcer, PrintAnnouncer
 

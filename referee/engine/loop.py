@@ -515,7 +515,7 @@ class Engine:
         rulings = [o for o in outputs if isinstance(o, Ruling)]
         awaiting = [o for o in outputs if isinstance(o, Awaiting)]
         for r in rulings:
-            if r.seat is not None and r.delta > 0 and self.leds is not None:
+            if r.seat is not None and self.rules.is_loss(r.delta) and self.leds is not None:
                 self.leds.blink(r.seat)
         correction = (before is not None and self.correcting
                       and not any(isinstance(o, Awaiting) for o in before))
@@ -679,10 +679,9 @@ class Engine:
         st = self.rules.standings()
         final = st.to_json()
         if not st.final:
-            alive = [r for r in st.seats if not r.out]
-            best = min(r.score for r in alive)
+            leaders = self.rules.leaders({r.seat: r.score for r in st.seats if not r.out})
             final["final"] = True
-            final["winners"] = [r.seat for r in alive if r.score == best]
+            final["winners"] = [s for s in self.rules.seats if s in leaders]
         self._mark("ended", True)
         self.ended = True
         self._over(final)

@@ -1,12 +1,8 @@
-"""The games' pure rules: one module per game, each registered by its log name."""
+"""The games' pure rules: one module per game, found through entry points (`registry`)."""
 
-from referee.rules import (
-    pig,  # noqa: F401
-    pigstail,  # noqa: F401
-    spank,  # noqa: F401
-)
-from referee.rules.base import REGISTRY, Rules, all_facts, games, rules_for
+from referee.rules.base import Rules, all_facts
 from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
+from referee.rules.registry import games, register, rules_for, unregister
 
-__all__ = ["REGISTRY", "Call", "Fact", "Option", "Rules", "RulesError", "Schedule", "all_facts",
-           "games", "rules_for"]
+__all__ = ["Call", "Fact", "Option", "Rules", "RulesError", "Schedule", "all_facts", "games",
+           "register", "rules_for", "unregister"]

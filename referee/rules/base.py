@@ -40,9 +40,8 @@ from referee.rules.declare import (
     read_options,
 )
 
-__all__ = ["COMMON_OPTIONS", "REGISTRY", "Call", "Fact", "Option", "Phrase", "RederivedRules",
-           "Rules", "RulesError", "Schedule", "Shared", "Status", "all_facts", "games",
-           "register", "rules_for"]
+__all__ = ["COMMON_OPTIONS", "Call", "Fact", "Option", "Phrase", "RederivedRules",
+           "Rules", "RulesError", "Schedule", "Shared", "Status", "all_facts"]
 
 Phrase = tuple[str, dict[str, Any]]  # a phrase key of the voice and its parameters
 
@@ -87,6 +86,7 @@ class Rules(ABC):
     A subclass declares (class attributes):
     - NAME (the log name), TITLE, SEATS (fewest, most), BUTTONS (the buttons it reads);
     - UNIT (the score's unit key: "whammies") and UNIT_WORDS (one, many: "whammy", "whammies");
+    - MORE_WINS (the score's direction: False, fewest wins, as whammies; True, most wins);
     - OPTIONS (its own `Option`s; `COMMON_OPTIONS` come with every game), FACTS (the `Fact`s the
       judge may give; `VOID` comes with every game), REASONS (its `Reason` enums);
     - ROUNDS_FROM_CUES (rounds are numbered by cues; False: by claims, which are presses),
@@ -105,6 +105,7 @@ class Rules(ABC):
     FACTS: ClassVar[tuple[Fact, ...]] = ()
     REASONS: ClassVar[tuple[type[Reason], ...]] = ()
     UNIT: ClassVar[str]  # "whammies", "lives", "cards"
+    MORE_WINS: ClassVar[bool] = False  # the score's direction: True, the most wins (cards held)
     UNIT_WORDS: ClassVar[tuple[str, str]]  # "whammy", "whammies"
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap",)
     ROUNDS_FROM_CUES: ClassVar[bool] = True  # rounds are numbered by cues (False: by claims)
@@ -198,7 +199,21 @@ class Rules(ABC):
 
     def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
         """The game's own words for the scoreboard: the unit, and whatever else it shows."""
-        return {"unit": list(self.UNIT_WORDS), "pressed": self.PRESSED}
+        return {"unit": list(self.UNIT_WORDS), "pressed": self.PRESSED,
+                "more_wins": self.MORE_WINS}
+
+    @classmethod
+    def is_loss(cls, delta: int) -> bool:
+        """Whether a ruling's delta is bad for its seat (its LED blinks, the pages show it red)."""
+        return delta < 0 if cls.MORE_WINS else delta > 0
+
+    @classmethod
+    def leaders(cls, scores: Mapping[str, int]) -> list[str]:
+        """The seats with the best score in the game's direction (the judge's End crowns them)."""
+        if not scores:
+            return []
+        best = (max if cls.MORE_WINS else min)(scores.values())
+        return [s for s, v in scores.items() if v == best]
 
     # -- input ------------------------------------------------------------------------------
 
@@ -416,31 +431,10 @@ class RederivedRules(Rules):
                 return
 
 
-REGISTRY: dict[str, type[Rules]] = {}
-
-
-def register(cls: type[Rules]) -> type[Rules]:
-    REGISTRY[cls.NAME] = cls
-    return cls
-
-
-def games() -> dict[str, type[Rules]]:
-    """Every registered game by its log name. (Importing anything of `referee.rules` runs the
-    package's `__init__` first, which imports every built-in game module: they are all here.)"""
-    return dict(sorted(REGISTRY.items()))
-
-
-def rules_for(game: str) -> type[Rules]:
-    try:
-        return games()[game]
-    except KeyError:
-        raise RulesError(
-            f"unknown game {game!r}; choose one of {', '.join(games())}"
-        ) from None
-
-
 def all_facts() -> dict[str, Fact]:
     """Every fact any registered game declares, by name (a log line's facts fields)."""
+    from referee.rules.registry import games
+
     found: dict[str, Fact] = {}
     for cls in games().values():
         for fact in cls.facts():

@@ -41,7 +41,7 @@ from referee.events import (
     places,
 )
 from referee.rules import race
-from referee.rules.base import Phrase, RederivedRules, Shared, Status, register
+from referee.rules.base import Phrase, RederivedRules, Shared, Status
 from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
 
 
@@ -100,7 +100,6 @@ class Round:
     outputs: list[Ruling | Awaiting] = field(default_factory=list)
 
 
-@register
 class Pig(RederivedRules):
     NAME: ClassVar[str] = "pig"
     TITLE: ClassVar[str] = "Pig / Spoons / Tongue"
@@ -294,7 +293,7 @@ class Pig(RederivedRules):
                 key[s] = 1000 + later.index(out[s])  # out later: better place
             else:
                 key[s] = 0 if st.over else st.lost[s]
-        ranked = places(key, self.seats)
+        ranked = places(key, self.seats, more_wins=self.MORE_WINS)
         rows = tuple(
             StandingRow(s, st.lost[s], ranked[s], s in out)
             for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s)))

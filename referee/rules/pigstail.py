@@ -39,7 +39,7 @@ from referee.events import (
     places,
 )
 from referee.rules import race
-from referee.rules.base import Phrase, RederivedRules, Shared, Status, register
+from referee.rules.base import Phrase, RederivedRules, Shared, Status
 from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
 
 CARDS = 52
@@ -79,7 +79,6 @@ class Round:
     outputs: list[Ruling | Awaiting] = field(default_factory=list)
 
 
-@register
 class PigsTail(RederivedRules):
     NAME: ClassVar[str] = "pigs-tail"
     TITLE: ClassVar[str] = "Pig's Tail"
@@ -273,7 +272,7 @@ class PigsTail(RederivedRules):
     def standings(self) -> Standings:
         self.sync()
         scores = self.state.scores
-        ranked = places(scores, self.seats)
+        ranked = places(scores, self.seats, more_wins=self.MORE_WINS)
         rows = tuple(
             StandingRow(s, scores[s], ranked[s])
             for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s)))

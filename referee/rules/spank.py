@@ -44,7 +44,7 @@ from referee.events import (
     places,
 )
 from referee.rules import race
-from referee.rules.base import Phrase, Rules, Shared, Status, register
+from referee.rules.base import Phrase, Rules, Shared, Status
 from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
 
 CHARACTERS = (("pug", "Pugs"), ("walrus", "Walruses"), ("cow", "Cows"),
@@ -110,7 +110,6 @@ class _Fold:
                      self.winners)
 
 
-@register
 class SpankThePig(Rules):
     NAME: ClassVar[str] = "spank-the-pig"
     TITLE: ClassVar[str] = "Spank the Pig!"
@@ -513,7 +512,7 @@ class SpankThePig(Rules):
             key = {s: (0 if s in st.winners else 1 + st.scores[s]) for s in self.seats}
         else:
             key = dict(st.scores)
-        ranked = places(key, self.seats)
+        ranked = places(key, self.seats, more_wins=self.MORE_WINS)
         rows = tuple(
             StandingRow(s, st.scores[s], ranked[s], s in st.knocked)
             for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s)))

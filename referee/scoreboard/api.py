@@ -25,8 +25,8 @@ from msgspec import UNSET, Struct
 from referee.config import ConfigError, SeatConfig, build_seats, clean_text
 from referee.engine.ports import EnginePort, TablePort
 from referee.events import Facts, Penalty, Undo
-from referee.rules.base import games, rules_for
 from referee.rules.declare import RulesError
+from referee.rules.registry import games, rules_for
 from referee.scoreboard import bodies
 from referee.scoreboard.history import player_stats, table_games
 from referee.scoreboard.live import Hub

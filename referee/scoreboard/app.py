@@ -23,7 +23,7 @@ from werkzeug.exceptions import HTTPException
 import referee
 from referee.config import DOUBLE_KEYS, JUDGE_KEYS, SLAP_KEYS
 from referee.engine.ports import TablePort
-from referee.rules.base import games
+from referee.rules.registry import games
 from referee.scoreboard.api import ApiError, Context, register
 from referee.scoreboard.guard import ConnectionGuard, host_allowed, server_settings
 from referee.scoreboard.history import chart, player_stats, table_games

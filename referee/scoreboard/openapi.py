@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from referee import __version__
-from referee.rules.base import games
+from referee.rules.registry import games
 from referee.scoreboard import bodies
 
 

@@ -41,7 +41,7 @@ from referee.rules.declare import (
 )
 
 __all__ = ["COMMON_OPTIONS", "Call", "Fact", "Option", "Phrase", "RederivedRules",
-           "Rules", "RulesError", "Schedule", "Shared", "Status", "all_facts"]
+           "Rules", "RulesError", "Schedule", "Shared", "Status"]
 
 Phrase = tuple[str, dict[str, Any]]  # a phrase key of the voice and its parameters
 
@@ -429,14 +429,3 @@ class RederivedRules(Rules):
             if not rnd.closed:
                 self.refold(rnd.number)
                 return
-
-
-def all_facts() -> dict[str, Fact]:
-    """Every fact any registered game declares, by name (a log line's facts fields)."""
-    from referee.rules.registry import games
-
-    found: dict[str, Fact] = {}
-    for cls in games().values():
-        for fact in cls.facts():
-            found.setdefault(fact.name, fact)
-    return found

@@ -14,9 +14,9 @@ import logging
 from importlib.metadata import entry_points
 
 from referee.rules.base import Rules
-from referee.rules.declare import RulesError
+from referee.rules.declare import Fact, RulesError
 
-__all__ = ["GROUP", "games", "register", "rules_for", "unregister"]
+__all__ = ["GROUP", "all_facts", "games", "register", "rules_for", "unregister"]
 
 GROUP = "table_referee.games"
 
@@ -70,3 +70,12 @@ def rules_for(game: str) -> type[Rules]:
         raise RulesError(
             f"unknown game {game!r}; choose one of {', '.join(games())}"
         ) from None
+
+
+def all_facts() -> dict[str, Fact]:
+    """Every fact any registered game declares, by name (a log line's facts fields)."""
+    found: dict[str, Fact] = {}
+    for cls in games().values():
+        for fact in cls.facts():
+            found.setdefault(fact.name, fact)
+    return found

@@ -15,8 +15,8 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from referee.events import AwaitingLine, RulingLine, SeatScore, StandingsLine
-from referee.rules.base import all_facts
 from referee.rules.declare import Fact
+from referee.rules.registry import all_facts
 from referee.wire import explain, not_json, plain, short, words
 
 MAX_TEXT = 200

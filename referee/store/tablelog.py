@@ -28,9 +28,9 @@ from referee.events import (
     Standings,
     Undo,
 )
-from referee.rules.base import Rules, all_facts
+from referee.rules.base import Rules
 from referee.rules.declare import RulesError
-from referee.rules.registry import rules_for
+from referee.rules.registry import all_facts, rules_for
 from referee.rules.replay import ReplayError, drive
 from referee.wire import explain, not_json, plain, words
 

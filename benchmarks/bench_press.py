@@ -84,6 +84,9 @@ class StubVoice:
     def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = ()) -> None:
         pass
 
+    def cut_calls(self) -> None:
+        pass
+
     def describe(self) -> str:
         return "stub"
 

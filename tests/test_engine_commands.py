@@ -270,21 +270,23 @@ def test_end_with_a_tie_at_the_top_names_co_champions(sim: Callable[..., Sim]) -
     assert said(s)[-1] == "co_champions" and s.voice.said[-1][1]["seats"] == "Blue and Red"
 
 
-def test_ending_a_practice_game_crowns_nobody(sim: Callable[..., Sim]) -> None:
-    s = sim(SEATS, OPTIONS, practice=True)
+def test_ending_a_practice_game_crowns_nobody_and_hands_over_to_the_real_game(
+        sim: Callable[..., Sim]) -> None:
+    """The judge's End in a practice: "Practice over", no game-over line, no champion, and the
+    real game with the options chosen for it (not the practice's short deck)."""
+    s = sim(SEATS, {**OPTIONS, "deck": "36"}, practice=True)
     engine = s.engine
     assert engine is not None
+    first = engine.game_id
+    assert engine.rules.options["deck"] == 9  # the practice's own: 3 cards a seat
     play_round(s, ["Blue", "Red", "Green"])
     before = list(said(s))
     shown = s.command("end")
-    assert shown["phase"] == "over" and shown["winners"] == [] and shown["final"] is False
-    assert said(s) == before  # no game-over line, no champion
-    assert marks(s.store.conn, engine.game_id, "ended") == [True]
-    with pytest.raises(ValueError, match="^the game is already over$"):
-        s.command("end")
-    first = engine.game_id
-    shown = s.command("next_game")  # the real game follows
+    # no game-over line, no champion: the real game's deal and Ready step
+    assert said(s)[len(before):] == ["practice_over", "deal", "ready"]
+    assert marks(s.store.conn, first, "ended") == [True]
     assert shown["game_id"] != first and shown["practice"] is False
+    assert shown["winners"] == [] and shown["options"]["deck"] == 36
 
 
 def test_next_game_only_after_the_end_and_from_a_clean_slate(sim: Callable[..., Sim]) -> None:
@@ -298,10 +300,10 @@ def test_next_game_only_after_the_end_and_from_a_clean_slate(sim: Callable[..., 
     first = engine.game_id
     s.run_until(lambda: 1 in engine.announced, limit_ms=5000, step_ms=10)
     s.command("end")
-    shown = s.command("next_game")
-    assert shown["game_id"] != first and shown["phase"] == "ready" and shown["round"] == 0
+    shown = s.command("next_game")  # the judge starts it: its deal, then the count-in
+    assert shown["game_id"] != first and shown["phase"] == "count-in" and shown["round"] == 0
     assert all(r["score"] == 0 for r in shown["seats"]) and not shown["practice"]
-    assert said(s)[-1] == "ready"
+    assert said(s)[-3:] == ["deal", "ready", "count_in"]  # the deal once, after the end
     assert marks(s.store.conn, first, "ended") == [True]  # marked once, by the end
 
 
@@ -312,9 +314,9 @@ def test_keypad_yes_after_the_game_is_over_starts_the_next_game(sim: Callable[..
     s.run_until(lambda: 1 in engine.announced, limit_ms=5000, step_ms=10)
     s.command("end")
     first = engine.game_id
-    key(s, "yes")
-    assert engine.game_id != first and engine.snapshot()["phase"] == "ready"
-    assert said(s)[-1] == "ready"
+    key(s, "yes")  # the judge's start: the count-in of the next game
+    assert engine.game_id != first and engine.snapshot()["phase"] == "count-in"
+    assert said(s)[-1] == "count_in"
 
 
 # -- the keypad's NO with nothing asked -------------------------------------------------------------
@@ -544,7 +546,7 @@ def test_a_game_over_by_its_rules_is_marked_ended_when_the_next_one_starts(
     with pytest.raises(ValueError, match="^nothing to pause: the game is over$"):
         s.command("pause")
     shown = s.command("next_game")
-    assert shown["phase"] == "ready" and shown["game_id"] != first
+    assert shown["phase"] == "count-in" and shown["game_id"] != first
     assert marks(s.store.conn, first, "ended") == [True]
 
 

@@ -317,8 +317,8 @@ def test_the_ready_step_lights_each_seat_that_presses_and_the_last_one_counts_in
 def test_after_the_end_every_seat_pressing_starts_the_next_game_with_the_same_table(
         table: Callable[..., Table]) -> None:
     """Pig with one life: Green never follows Blue's claim and is out, Blue and Red are
-    co-champions. Then each seat presses: the next game, at its own Ready step, same seats and
-    options; the finished one is not offered for resuming."""
+    co-champions. The next game's deal follows the end; each seat presses ready once: its
+    count-in, same seats and options; the finished one is not offered for resuming."""
     options = {"window_ms": "1000", "lives": "1"}
     t = table("pig", options, ready=False)
     t.engine.open()
@@ -343,15 +343,22 @@ def test_after_the_end_every_seat_pressing_starts_the_next_game_with_the_same_ta
     t.engine.run_items(Penalty(1, "Red", 1, "slapped the hippo"))
     shown = t.engine.snapshot()
     assert shown["phase"] == "over" and shown["winners"] == ["Blue"], shown["winners"]
+    # once the end was said and the claim's window closed: the next game's deal, one Ready step
+    for _ in range(20):
+        t.clock.t += 100_000
+        t.engine.run_items(None)
+    assert [k for k, _, _ in t.voice.said][-3:] == ["deal_sets", "variant_rule", "ready"]
     for seat in ("Blue", "Red"):
         t.press(seat)
-    assert t.engine.game_id == first and t.engine.snapshot()["phase"] == "over"
-    t.press("Green")
     shown = t.engine.snapshot()
-    assert t.engine.game_id != first and shown["phase"] == "ready"
+    assert t.engine.game_id == first and shown["phase"] == "over"
+    assert shown["ready"] == ["Blue", "Red"] and shown["winners"] == ["Blue"]  # the end stays
+    t.press("Green")  # the last one: the next game's count-in, nothing said before it
+    shown = t.engine.snapshot()
+    assert t.engine.game_id != first and shown["phase"] == "count-in"
     assert shown["seat_order"] == SEATS and shown["options"]["lives"] == 1
     assert shown["options"]["window_ms"] == 1000
-    assert [k for k, _, _ in t.voice.said][-1] == "ready"
+    assert [k for k, _, _ in t.voice.said][-2:] == ["ready", "count_in"]
 
 
 def test_a_single_champion_is_named_as_the_champion(sim: Callable[..., Sim]) -> None:
@@ -997,10 +1004,14 @@ def test_a_listener_that_fails_and_an_engine_error_are_logged_and_the_table_goes
 # -- practice, the beat word, the turn pace ------------------------------------------------
 
 
-@pytest.mark.parametrize(("deck", "last_round"), [("9", True), ("12", False)])
-def test_a_practice_says_last_round_only_if_its_rules_reach_it_within_three_rounds(
-        table: Callable[..., Table], deck: str, last_round: bool) -> None:
+@pytest.mark.parametrize("deck", ["9", "12", "72"])
+def test_a_practice_plays_its_own_short_deck_to_its_last_round_whatever_the_deck_chosen(
+        table: Callable[..., Table], deck: str) -> None:
+    """The practice deals 3 cards a seat (the deck chosen is the real game's): its third round
+    is its last, and it says so."""
+    last_round = True
     t = table(options={**OPTIONS, "deck": deck}, ready=False, practice=True)
+    assert t.engine.rules.options["deck"] == 9 and t.engine.next_start.options["deck"] == int(deck)
     start = t.clock.t
     run_loop(t, [(start + 8_000_000, t.engine.stop)])
     keys = [k for k, _, _ in t.voice.said]
@@ -1337,3 +1348,19 @@ def test_a_seat_that_gains_in_a_game_where_the_most_wins_does_not_blink(
     s.run_to(cue + 3000)
     assert blinks == []
     assert said_text(s.voice)[-1] == "Red: first after the beep. One point."
+
+
+def test_a_game_ended_during_a_race_does_not_keep_waking_the_engine(
+        sim: Callable[..., Sim]) -> None:
+    """The judge's End while a race is open: the race is never closed (nothing more is fed), so
+    its close time must not wake the engine thread (before: it woke at once, forever)."""
+    s = sim(SEATS, OPTIONS)
+    engine = s.engine
+    assert engine is not None
+    cue = s.start_round()
+    s.run_to(cue + 50)
+    assert engine.rules.status().race_open
+    s.command("end")
+    s.run_to(cue + 5000)
+    wake = engine.next_wake()
+    assert wake is None or wake > engine.now()

@@ -164,9 +164,10 @@ def spank_evening(sim: SimTable, page: Page | None = None,
 
 R30 = "last to spank the pig by 30 milliseconds. One whammy."
 EXPECTED = [
-    "Practice round.", "Deal 5 cards to each player.", "Press your slap button when you're ready.",
+    # the practice's own short deck (3 cards a seat), never the real game's
+    "Practice round.", "Deal 3 cards to each player.", "Press your slap button when you're ready.",
     "Here we go.",
-    CADENCE, f"Green: {R30}", CADENCE, f"Green: {R30}", CADENCE, f"Green: {R30}",
+    CADENCE, f"Green: {R30}", CADENCE, f"Green: {R30}", "Last round!", CADENCE, f"Green: {R30}",
     "Practice over. Now for real.",  # no sudden death, no champion: the real game's Ready step
     "Deal 5 cards to each player.", "Press your slap button when you're ready.",
     "Here we go.",  # after the last seat's ready press
@@ -188,6 +189,8 @@ EXPECTED = [
     CADENCE, f"Red: {R30}",
     "Game over. Blue, two whammies. Red, three whammies. Green, three whammies.",
     "Blue is the champion!",
+    # once the end is said: the next game's deal and its one Ready step
+    "Deal 5 cards to each player.", "Press your slap button when you're ready.",
 ]
 
 
@@ -264,8 +267,8 @@ def check_evening(said: list[str], marks: dict[str, Any]) -> None:
     # (the keypad UNDO refused first, then the one that took the round-4 penalty back)
     assert said.index("Nothing to undo.") < said.index("Correction, round 4: Blue sheds one whammy.")
     # the end: each end-of-game phrase exactly once, after sudden death
-    assert [s for s in said if s.startswith("Game over.")] == [said[-2]]
-    assert said[-1] == "Blue is the champion!" and said.count("Blue is the champion!") == 1
+    assert [s for s in said if s.startswith("Game over.")] == [said[-4]]
+    assert said[-3] == "Blue is the champion!" and said.count("Blue is the champion!") == 1
     assert any(s.startswith("Sudden death: Blue, Red, Green") for s in said)
     # the early slap was ruled at once
     first = said.index(CADENCE, marks["before_last_ready"])
@@ -330,7 +333,11 @@ def test_a_pig_evening_with_three_lives_ends_with_co_winners(
             "Paused. Press your slap button to go on.", "Here we go.", "Pass!",
             lost, "Green takes the letter I.", lost,  # the third life ends the game
             "Game over. Blue, zero lives lost. Red, zero lives lost. Green, three lives lost.",
-            "Blue and Red are co-champions!"]  # said once, however long the table waits
+            "Blue and Red are co-champions!",  # said once, however long the table waits
+            # then the next game's deal and its one Ready step
+            "Use the aces, twos and threes: one set of four per player. Deal four cards to each "
+            "player.", "Four of a kind? Quietly touch your nose.",
+            "Press your slap button when you're ready."]
         snap = sim.engine.command("snapshot")
         assert snap["winners"] == ["Blue", "Red"] and snap["phase"] == "over"
         presses = [line for line in sim.log() if '"type": "press"' in line]
@@ -380,7 +387,11 @@ def test_a_pigs_tail_evening_flips_to_the_end_and_pauses_when_quiet(
         assert said[3] == "Blue, … flip!"  # ready leads to the first flip call
         assert sum(1 for s in said if s.endswith("flip!")) == 52
         assert len([s for s in said if s.startswith("Game over.")]) == 1
-        assert said[-1].endswith("the champion!") or said[-1].endswith("co-champions!")
+        end = said.index(next(s for s in said if s.startswith("Game over.")))
+        assert said[end + 1].endswith("the champion!") or said[end + 1].endswith("co-champions!")
+        # then the next game's deal and its Ready step, nothing else
+        assert said[end + 2:] == ["Shuffle all fifty-two cards and lay them face down in a ring.",
+                                  "Press your slap button when you're ready."]
     finally:
         sim.close()
 

@@ -287,19 +287,26 @@ def test_after_the_end_a_person_starts_the_next_game(
         first = engine.game_id
         engine.command("end")
         sim.wait(300)
-        assert engine.snapshot()["phase"] == "over" and out.getvalue().count("Deal") == 1
+        # the end said, the next game's deal follows at once, with its one Ready step
+        assert engine.snapshot()["phase"] == "over" and out.getvalue().count("Deal") == 2
+        assert out.getvalue().count("Press your slap button when you're ready.") == 2
         sim.press("Blue")
         sim.wait(200)
         snap = engine.snapshot()
         assert snap["phase"] == "over" and snap["ready"] == ["Blue"]  # one seat is not enough
-        sim.press("Red")  # every seat ready again: the next game, from its Ready step
+        sim.press("Red")  # every seat ready again: the next game's count-in, nothing else said
         sim.until(lambda s: s["game_id"] != first, limit_ms=1000)
         snap = engine.snapshot()
-        assert snap["phase"] == "ready" and snap["round"] == 0 and out.getvalue().count("Deal") == 2
-        engine.command("end")
-        sim.key("yes")  # or the keypad's YES
-        sim.until(lambda s: s["phase"] == "ready", limit_ms=1000)
-        assert out.getvalue().count("Deal") == 3 and cadences(voice) == []
+        assert snap["phase"] == "count-in" and snap["round"] == 0
+        assert out.getvalue().count("Deal") == 2
+        assert out.getvalue().count("Press your slap button when you're ready.") == 2
+        sim.until(lambda s: s["phase"] not in ("count-in", "cadence"), limit_ms=5000)
+        second = sim.engine.game_id
+        sim.engine.command("end")
+        sim.wait(300)
+        sim.key("yes")  # or the keypad's YES: the judge's start
+        sim.until(lambda s: s["game_id"] != second, limit_ms=1000)
+        assert sim.engine.snapshot()["phase"] == "count-in" and out.getvalue().count("Deal") == 3
     finally:
         sim.close()
 
@@ -388,14 +395,14 @@ def test_the_terminal_says_what_ready_start_and_next_game_keys_do(
         assert "j → judge YES: start play" in keys.getvalue()
         play_round(sim, ["Blue", "Red"])
         sim.until(lambda s: s["phase"] == "over", limit_ms=1000)
+        sim.wait(1000)  # the end said: the next game's deal and its Ready step
         handle_key(table, "2")
         sim.settle()
         assert "2 → Red slap: ready for the next game" in keys.getvalue()
         handle_key(table, "j")
         sim.settle()
         assert "j → judge YES: the next game" in keys.getvalue()
-        sim.until(lambda s: s["phase"] == "ready", limit_ms=1000)
-        assert table.engine is not None and table.engine.snapshot()["phase"] == "ready"
+        sim.until(lambda s: s["phase"] == "count-in", limit_ms=1000)  # the judge's start
         assert "does nothing" not in keys.getvalue() and "presses are ignored" not in keys.getvalue()
     finally:
         sim.close()

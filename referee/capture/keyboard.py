@@ -134,6 +134,8 @@ def _press_note(engine: Any, seat: str, button: str) -> str:
     phase = engine.phase()
     if phase == "ready":
         return ": ready"
+    if phase == "over" and not engine.rhythm.dealt:
+        return ": the game is over; the next game's deal comes once the end is said"
     if phase == "over":
         return ": ready for the next game (it starts when every seat is ready)"
     if phase == "count-in":

@@ -278,8 +278,7 @@ def finish(engine: Engine, wait_s: float = FINISH_S) -> None:
             break
         time.sleep(0.05)
     engine.stop()  # the engine thread is gone: its rules may be read and fed from here
-    status = engine.rules.status()
-    if status.race_open and engine.rules.round_count() and not engine.ended:
+    if engine.cut_round() is not None:
         try:
             engine.feed(Facts(engine.rules.round_count(), {"void": True}))
         except (StoreError, ValueError):

@@ -18,7 +18,7 @@ from typing import Any
 
 from referee.clock import now_us
 from referee.engine.ports import Leds, TableLog
-from referee.engine.rhythm import Decision, Pace, Phase, Rhythm, View
+from referee.engine.rhythm import POLL_US, Decision, Pace, Phase, Rhythm, View
 from referee.events import (
     Awaiting,
     ButtonHeld,
@@ -86,6 +86,7 @@ class Engine:
         count_in_ms: int = 1500,
         cue_light: bool = True,
         delivery_us: int = 0,
+        next_start: GameStart | None = None,
     ) -> None:
         self.store = store
         self.announcer = announcer
@@ -108,6 +109,9 @@ class Engine:
         self._stop = threading.Event()
         self._stuck_check_us = 0
         self.presses_not_played = 0  # ready and resume presses, presses in a count-in
+        # the game played after this one: the same again, or (after practice) the real game with
+        # the options chosen for it: a practice game's own small deck never carries over
+        self.next_start = next_start or GameStart(rules.NAME, rules.seats, dict(rules.options))
         self._begin(rules, game_id, practice=practice, ready=ready)
 
     def _begin(self, rules: Rules, game_id: int, *, practice: bool, ready: bool) -> None:
@@ -237,11 +241,20 @@ class Engine:
     def next_wake(self) -> int | None:
         """The next instant something can happen without an input (a past one: at once)."""
         now = self.now()
-        closes = self.rules.status().closes_at_us
+        # ended by the judge, a race still open is never closed (nothing more is fed): no wake
+        closes = None if self.ended else self.rules.status().closes_at_us
         times = [None if closes is None else closes + self.delivery_us, self.cue_us,
                  self.next_pass_us]
         if self.auto:
             times.append(self.rhythm.wake(now))
+            if self.rhythm.phase is Phase.OVER and not self.rhythm.dealt:
+                quiet = self.announcer.quiet_at()  # the end said: the next game's deal
+                if quiet is None:
+                    times.append(now + POLL_US)
+                elif quiet + self.offset_us > now:
+                    times.append(quiet + self.offset_us)
+                elif self.ended or not self.rules.status().race_open:
+                    times.append(now)  # (else the last race's close wakes it)
         if self.leds is not None:
             at = self.leds.next_hold_us()
             times.append(None if at is None else at + self.offset_us)
@@ -357,6 +370,16 @@ class Engine:
         if isinstance(event, Facts | Penalty | Undo):
             self._publish("judge", {"event": event.__class__.__name__.lower()})
 
+    def cut_round(self) -> int | None:
+        """The round a stop cuts in half: its race is open and it was never ruled (a ruled round
+        whose window is still open, as a Pig claim's, is whole: quitting never changes it)."""
+        number = self.rules.round_count()
+        status = self.rules.status()
+        if (not number or self.ended or status.over or not status.race_open
+                or number in self.announced):
+            return None
+        return number
+
     def _current_awaits(self) -> bool:
         number = self.rules.round_count()
         return number > 0 and any(isinstance(o, Awaiting) for o in self.rules.round_outputs(number))
@@ -367,6 +390,7 @@ class Engine:
             now = self.now()
         if self.leds is not None:
             self.leds.check_stuck(now - self.offset_us)  # holds come back through the queue
+        self._deal_next(now)
         if self.ended:
             return
         self.rules.advance(now - self.delivery_us)  # only time every press has reached
@@ -447,22 +471,48 @@ class Engine:
         """A practice game has no sudden death and no champion: the real game's Ready step."""
         self.say("practice_over", {})
         self._mark("ended", True)
-        self._switch(practice=False)
+        self._switch()
+        self._say_ready()
+
+    def _deal_next(self, now: int) -> None:
+        """Once the end has been said and the last race is closed, the next game's deal and its
+        one Ready step ("Press your slap button when you're ready"): from then on a press marks
+        its seat ready for it; before, it belongs to the last race (`Rhythm.press`)."""
+        if self.rhythm.phase is not Phase.OVER or self.rhythm.dealt or not self.auto:
+            return
+        quiet = self.announcer.quiet_at()
+        if quiet is None or now < quiet + self.offset_us:
+            return
+        if not self.ended and self.rules.status().race_open:
+            return
+        self.rhythm.dealt = True
+        for key, params in new_rules(self.next_start).announcements(1):
+            self.say(key, params)
+        self.say("ready", {})
+        if self.leds is not None:
+            self.leds.all_leds(False)
+        self._publish("state", self.snapshot())
 
     def next_game(self) -> None:
-        """The same game again with the same seats, from its Ready step (a person asked)."""
+        """The next game, with the same seats: every seat is ready, or the judge starts it
+        (keypad YES, the panel). Its deal was said once the end had been; the count-in follows."""
         if self.rhythm.phase is not Phase.OVER:
             raise ValueError("the game is not over; end it first")
         if not self.ended:
             self._mark("ended", True)
-        self._switch(practice=False)
+        dealt = self.rhythm.dealt
+        self._switch()
+        if dealt:
+            self.prefaced.add(1)  # the deal is not said twice
+        else:
+            self._preface(1)  # started before the end had been said: the deal first
+        self._start_play()
 
-    def _switch(self, *, practice: bool) -> None:
-        start = GameStart(self.rules.NAME, self.rules.seats, dict(self.rules.options))
+    def _switch(self) -> None:
+        start = self.next_start
         rules = new_rules(start)
-        game_id = self.store.new_game(start, practice=practice)
-        self._begin(rules, game_id, practice=practice, ready=True)
-        self._say_ready()
+        game_id = self.store.new_game(start, practice=False)
+        self._begin(rules, game_id, practice=False, ready=True)
 
     def _pass_beat(self, now: int) -> None:
         """The game's beat phrase ("Pass!") every so often while it plays, if it has one (not a
@@ -605,8 +655,9 @@ class Engine:
             return
         awaiting = self.rules.status().awaiting
         if awaiting is None:
-            # NO with nothing asked refuses the latest claim the box took at its word
-            latest = self._shown_round()
+            # NO with nothing asked rejects the claim of the round in play (its race open, or
+            # just ruled), even a silent one nothing was said of; never an older round's
+            latest = self.rules.round_count()
             fact = self.rules.refutable(latest) if key == "no" and latest else None
             if fact is not None:
                 self.feed(Facts(latest, {fact.name: fact.no}))
@@ -672,10 +723,11 @@ class Engine:
         if self.ended:
             raise ValueError("the game is already over")
         if self.practice:
-            self._mark("ended", True)
-            self.ended = True
-            self.rhythm.end()
+            self._practice_over()
             return
+        if self.cue_us is not None and self.now() < self.cue_us:
+            self.announcer.cut_calls()  # nothing of the old game is said after the champion
+            self.cue_us = None
         st = self.rules.standings()
         final = st.to_json()
         if not st.final:
@@ -783,10 +835,15 @@ class Engine:
 def open_game(
     store: Store, start: GameStart, announcer: Announcer, *, practice: bool = False, **kw: Any
 ) -> Engine:
+    """A new game of `start`; `practice`: a practice game of it first, with the game's own
+    practice settings (a short deck), then the real game with the options chosen."""
     rules = new_rules(start)
-    full = GameStart(start.game, start.seats, {k: v for k, v in rules.options.items()})
-    game_id = store.new_game(full, practice=practice)
-    return Engine(rules, store, game_id, announcer, practice=practice, **kw)
+    full = GameStart(start.game, start.seats, dict(rules.options))
+    if practice:
+        rules = new_rules(GameStart(start.game, start.seats, rules.practice_options()))
+    game_id = store.new_game(GameStart(start.game, start.seats, dict(rules.options)),
+                             practice=practice)
+    return Engine(rules, store, game_id, announcer, practice=practice, next_start=full, **kw)
 
 
 def resume_game(store: Store, game_id: int, announcer: Announcer, **kw: Any) -> Engine:
@@ -800,16 +857,18 @@ def resume_game(store: Store, game_id: int, announcer: Announcer, **kw: Any) -> 
     rules = new_rules(game_start(row))
     # the same driver as `referee replay`, but the races still open stay open for the table
     last_t = drive(rules, enumerate(events(conn, game_id), start=2), finish=False)
-    ruled = [m["t_us"] for m in marks(conn, game_id, "ruled") if isinstance(m, dict)]
+    ruled_marks = [m for m in marks(conn, game_id, "ruled") if isinstance(m, dict)]
+    ruled = [m["t_us"] for m in ruled_marks]
     rules.advance(max([last_t, *ruled]))  # races that had closed before the stop stay closed
     clock = kw.get("clock", now_us)
     offset = max(0, last_t + 1_000_000 - clock())
     ready = bool(kw.pop("ready", True)) and rules.round_count() == 0  # never dealt: Ready
     engine = Engine(rules, store, game_id, announcer, offset_us=offset,
                     practice=bool(row["practice"]), ready=ready, **kw)
-    status = rules.status()
-    if status.race_open and rules.round_count():
-        engine.feed(Facts(rules.round_count(), {"void": True}))
+    engine.announced.update({m["round"]: [] for m in ruled_marks})  # ruled before the stop
+    cut = engine.cut_round()
+    if cut is not None:
+        engine.feed(Facts(cut, {"void": True}))
     rules.advance(engine.now())
     for number in range(1, rules.round_count() + 1):
         engine.announced[number] = rules.round_outputs(number)

@@ -9,8 +9,10 @@ driven by the engine with explicit times (µs on the engine clock) and knowing n
     any running phase ──(pause)──▶ pausing (the race in hand finishes) ──▶ paused
     paused ──(a press, the judge)──▶ count-in;  the game over ──▶ over (said once, kept shown)
 
-Presses: in `ready` a press marks its seat ready, in `paused` it resumes, in `count-in` and `over`
-it is nobody's game press; only from the end of the count-in on are presses fed to the rules, so a
+Presses: in `ready` a press marks its seat ready, in `paused` it resumes, in `count-in` it is
+nobody's game press; in `over` it belongs to the last race until the next game is dealt (`dealt`:
+the end has been said and the last race is closed), then it marks its seat ready for that game;
+only from the end of the count-in on are presses fed to the rules, so a
 ready press can never land in an early window. A table that stays quiet (`quiet_rounds` rounds in
 a row without any press) pauses by itself instead of running rounds for nobody.
 """
@@ -86,6 +88,7 @@ class Rhythm:
         self.pressed = True
         self.quiet = 0  # rounds in a row without a press
         self.auto_paused = False
+        self.dealt = False  # over: the next game's deal has been said (ready presses count)
         self._free_play = False
         self._after_pause = Phase.RULING
 
@@ -94,6 +97,8 @@ class Rhythm:
     def press(self, seat: str, t_us: int) -> str:
         """A seat button's press: "ready", "resume", "game" (feed it to the rules) or "ignore"."""
         self.pressed = True
+        if self.phase is Phase.OVER and not self.dealt:
+            return "game"  # the last race's, or said before the end was: never "ready"
         if self.phase in (Phase.READY, Phase.OVER):
             if seat in self.ready:
                 return "ignore"
@@ -151,6 +156,7 @@ class Rhythm:
         """The game ends (over, or ended by the judge): `over` until a person starts the next."""
         self.phase = Phase.OVER
         self.ready.clear()
+        self.dealt = False
 
     # -- time --------------------------------------------------------------------------------
 

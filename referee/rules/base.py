@@ -137,6 +137,13 @@ class Rules(ABC):
 
     # -- what the game declares -------------------------------------------------------------
 
+    def practice_options(self) -> dict[str, Any]:
+        """These options for a practice game of a few rounds: each option that declares a
+        practice size per seat takes it (a short deck); the rest stay as chosen."""
+        return {name: (opt.practice_per_seat * len(self.seats)
+                       if opt.practice_per_seat is not None else self.options[name])
+                for name, opt in self.known_options().items()}
+
     @classmethod
     def known_options(cls) -> dict[str, Option]:
         return {o.name: o for o in (*COMMON_OPTIONS, *cls.OPTIONS)}

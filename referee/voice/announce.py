@@ -29,6 +29,10 @@ class Announcer(Protocol):
         """Say phrase `key` as soon as the voice is free (`interrupt`: cut a stale one short)."""
         ...
 
+    def cut_calls(self) -> None:
+        """Stop at once the call being said and every phrase still waiting (the game ended)."""
+        ...
+
     def quiet_at(self) -> int | None:
         """When (µs, the cue's clock) everything asked so far will have been said; None while
         a phrase is still being rendered (its length is not known yet: ask again soon)."""
@@ -66,6 +70,7 @@ class PrintAnnouncer:
         # (key, params, when): the latest phrases, for tests and the scoreboard; bounded
         self.said: deque[tuple[str, dict[str, Any], int]] = deque(maxlen=500)
         self._busy_until = 0  # a printed phrase takes no time; a cadence lasts until its cue
+        self._timers: list[threading.Timer] = []  # the beats of a cadence still to be printed
 
     def _words(self, key: str, params: dict[str, Any]) -> Sequence[str]:
         from referee.voice.phrases import words
@@ -91,7 +96,15 @@ class PrintAnnouncer:
             timer = threading.Timer(max(0.0, (at - self.clock()) / 1e6), self._print, (line,))
             timer.daemon = True
             timer.start()
+            self._timers.append(timer)
+        self._timers = [t for t in self._timers if t.is_alive()]
         return cue
+
+    def cut_calls(self) -> None:
+        for timer in self._timers:
+            timer.cancel()
+        self._timers.clear()
+        self._busy_until = min(self._busy_until, self.clock())
 
     def _print(self, line: str) -> None:
         print(line, file=self.out, flush=True)

@@ -88,6 +88,7 @@ class SpeechAnnouncer:
         self._recent: OrderedDict[str, Clip] = OrderedDict()
         self._lock = threading.Lock()
         self._reserved = 0  # the voice is promised up to here to a cadence still being rendered
+        self._calls_cut = 0  # how many times the calls were cut (a late cadence then is dropped)
         self._generation = 0
         self._pending_says = 0
         self._jobs: list[tuple[int, int, Callable[[], None]]] = []
@@ -119,7 +120,9 @@ class SpeechAnnouncer:
                 frame = max(now + round(self.COLD_LEAD_S * rate), self._free())
                 go = frame + origin + (len(beats) - 1) * tempo
                 self._reserved = go + rate  # until the real length is known
-                self._submit(0, lambda: self._late_cadence(beats, tempo, origin, frame, label))
+                cut = self._calls_cut
+                self._submit(0, lambda: self._late_cadence(beats, tempo, origin, frame, label,
+                                                           cut))
         cue = self.sink.frame_to_us(go)
         self.cues.append(CueRecord(beats, frame, go, cue))
         return cue
@@ -164,6 +167,15 @@ class SpeechAnnouncer:
         """Fade out the phrase being said and drop those waiting (cadences carry on)."""
         with self._lock:
             self._generation += 1
+            self.sink.mixer.cut("say")
+
+    def cut_calls(self) -> None:
+        """The game ended under a call: fade out the call being said and everything waiting."""
+        with self._lock:
+            self._generation += 1
+            self._calls_cut += 1
+            self._reserved = 0
+            self.sink.mixer.cut("cadence")
             self.sink.mixer.cut("say")
 
     def quiet_at(self) -> int | None:
@@ -290,7 +302,8 @@ class SpeechAnnouncer:
                 self._place(label, clip)
 
     def _late_cadence(
-        self, beats: tuple[str, ...], tempo: int, origin: int, frame: int, label: str
+        self, beats: tuple[str, ...], tempo: int, origin: int, frame: int, label: str,
+        calls_cut: int,
     ) -> None:
         try:
             clips = [self._fetch(b) for b in beats]
@@ -300,6 +313,8 @@ class SpeechAnnouncer:
             return
         mix = premix(clips, tempo, origin=origin)
         with self._lock:
+            if self._calls_cut != calls_cut:
+                return  # the game ended while it was being rendered
             self.sink.mixer.schedule(mix.samples, frame, label, "cadence",
                                      marks=_marks(frame, mix.beats, beats))
             self._reserved = 0

@@ -12,7 +12,6 @@
   const games = new Map(data.games.map((g) => [g.name, g]));
   const select = $("game");
   const rows = $("seat-rows");
-  const touched = new Set(); // options set by hand: a practice game leaves them as they are
 
   for (const g of data.games) select.append(el("option", {value: g.name}, `${g.title} (${g.seats[0]}–${g.seats[1]} seats)`));
   select.value = games.has(data.game) ? data.game : data.games[0].name;
@@ -45,7 +44,6 @@
     const [lo, hi] = game().seats;
     $("add-seat").disabled = rows.children.length >= Math.min(hi, 8);
     for (const b of rows.querySelectorAll(".remove")) b.disabled = rows.children.length <= lo;
-    suggestPractice();
   }
 
   /** A new seat takes a name and a colour nobody has: colours tell the seats apart. */
@@ -87,7 +85,6 @@
         value: opt.default ?? "", inputmode: opt.kind === "number" ? "numeric" : null,
         min: opt.kind === "number" ? String(opt.min) : null, max: opt.kind === "number" ? String(opt.max) : null});
     }
-    input.addEventListener("input", () => touched.add(opt.name));
     const shown = (v) => opt.kind === "choice"
       ? (opt.choice_labels || [])[opt.choices.indexOf(v)] || String(v) : `${v}${opt.unit ? " " + opt.unit : ""}`;
     const def = opt.default === null ? "automatic" : shown(opt.default);
@@ -101,21 +98,9 @@
     const g = game();
     $("game-hint").textContent = `${g.seats[0]} to ${g.seats[1]} seats · scored in ${g.unit}`;
     $("options").replaceChildren(...g.options.map(optionField));
-    touched.clear();
     while (rows.children.length < g.seats[0]) addSeat();
     while (rows.children.length > Math.min(g.seats[1], 8)) rows.lastChild.remove();
     renumber();
-  }
-
-  /** A practice game is short: an option the game sizes per seat for practice (so many cards
-   *  each) is suggested, unless it was set by hand. */
-  function suggestPractice() {
-    for (const opt of game().options) {
-      const input = document.querySelector(`[data-option="${opt.name}"]`);
-      if (!opt.practice_per_seat || !input || touched.has(opt.name)) continue;
-      input.value = $("practice").checked ? String(opt.practice_per_seat * rows.children.length)
-        : String(opt.default);
-    }
   }
 
   function collect() {
@@ -140,7 +125,6 @@
   }
 
   select.addEventListener("change", renderGame);
-  $("practice").addEventListener("change", suggestPractice);
   $("add-seat").addEventListener("click", addSeat);
   $("setup").addEventListener("submit", async (e) => {
     e.preventDefault();

@@ -135,7 +135,7 @@ def test_a_turn_game_calls_each_turn_exactly_turn_ms_after_the_previous_cue(
     assert engine.cue_us == first + turn_ms * 1000
 
 
-# -- the quiet table: exactly quiet_rounds rounds without a press, however the table started ------------
+# -- the quiet table: exactly quiet_rounds rounds without a press, however the table started --------
 
 
 def cadences_before_quiet(s: Sim) -> int:
@@ -148,29 +148,34 @@ def cadences_before_quiet(s: Sim) -> int:
     return said[:said.index("quiet_table")].count("spank")
 
 
-def test_a_quiet_table_pauses_after_exactly_six_rounds_without_a_press(
+QUIET = 13  # three seats of a 72-card deck: the game's quiet threshold (tests/test_quiet_odds.py)
+
+
+def test_a_quiet_table_pauses_after_exactly_its_quiet_rounds_without_a_press(
         sim: Callable[..., Sim]) -> None:
     s = sim(options={"deck": "72", "tempo_ms": "100", "window_ms": "300", "pause_ms": "100",
                      "doubles": "off"}, auto=True)
-    assert cadences_before_quiet(s) == 6
+    assert s.engine is not None and s.engine.rules.schedule().quiet_rounds == QUIET
+    assert cadences_before_quiet(s) == QUIET
 
 
-def test_a_press_in_the_sixth_round_keeps_the_table_going(sim: Callable[..., Sim]) -> None:
+def test_a_press_in_the_last_quiet_round_keeps_the_table_going(
+        sim: Callable[..., Sim]) -> None:
     s = sim(options={"deck": "72", "tempo_ms": "100", "window_ms": "300", "pause_ms": "100",
                      "doubles": "off"}, auto=True)
     engine = s.engine
     assert engine is not None
-    s.run_until(lambda: engine.rules.round_count() == 6 and engine.cue_us is None,
-                limit_ms=60_000, step_ms=10)
-    for i, seat in enumerate(["Blue", "Red", "Green"]):  # slaps in round 6: counted again
+    s.run_until(lambda: engine.rules.round_count() == QUIET and engine.cue_us is None,
+                limit_ms=120_000, step_ms=10)
+    for i, seat in enumerate(["Blue", "Red", "Green"]):  # slaps in that round: counted again
         s.press(seat, s.t_ms + 10 + 5 * i)
-    assert cadences_before_quiet(s) == 12
+    assert cadences_before_quiet(s) == 2 * QUIET
 
 
 def test_a_resumed_table_counts_its_quiet_rounds_from_the_first_it_plays(
         sim: Callable[..., Sim]) -> None:
-    """A referee restarted mid-game (resume_game) pauses after six quiet rounds as well (it
-    counted the first call after the restart as a quiet round: it paused after five)."""
+    """A referee restarted mid-game (resume_game) pauses after its quiet rounds as well (it
+    counted the first call after the restart as a quiet round: it paused one round early)."""
     options = {"deck": "72", "tempo_ms": "100", "window_ms": "300", "pause_ms": "100",
                "doubles": "off"}
     s = sim(options=options, auto=False)
@@ -184,7 +189,7 @@ def test_a_resumed_table_counts_its_quiet_rounds_from_the_first_it_plays(
                           auto=True)
     s.engine = resumed
     s.voice.said.clear()
-    assert cadences_before_quiet(s) == 6
+    assert cadences_before_quiet(s) == QUIET
 
 
 # -- hold-to-pause, and the engine's sleep while a button is held ---------------------------------

@@ -347,31 +347,31 @@ def test_a_pig_evening_with_three_lives_ends_with_co_winners(
 
 
 @pytest.mark.parametrize("take", ["flipper", "slowest"])
-def test_a_pigs_tail_evening_flips_to_the_end_and_pauses_when_quiet(
+def test_a_pigs_tail_evening_flips_a_real_ring_to_the_end_and_never_pauses_itself(
         tmp_path: Path, mock_factory: MockFactory, cache: Path, take: str) -> None:
+    """52 flips of a shuffled ring, the table pressing exactly on the matches it sees: most flips
+    are no match, and the table never pauses itself (before: after any 3 flips without a press,
+    three times in one game)."""
+    import random
+
+    from tests.test_quiet_odds import pigs_tail_game
+
+    quiet = pigs_tail_game(random.Random(7))
+    assert max(len(r) for r in "".join("q" if q else " " for q in quiet).split()) >= 5
     seats = ["Blue", "Red"]
     sim = SimTable(tmp_path / "tail.db", mock_factory, seats, cache)
     try:
         sim.start("pigs-tail", {"take": take, "turn_ms": "600", "tempo_ms": "100",
                                 "window_ms": "300", "pause_ms": "200"})
         ready_all(sim, seats)
-        breaks = 0
         for turn in range(1, 53):
             before = sim.engine.rules.round_count()
             sim.until(lambda s, before=before: s["phase"] in ("race", "paused")
                       and (s["phase"] == "paused" or sim.engine.rules.round_count() > before))
-            if sim.engine.command("snapshot")["phase"] == "paused":
-                breaks += 1
-                assert turn == 16  # three quiet turns (13-15): the table paused itself
-                said = len(sim.said())
-                sim.wait(10_000)
-                assert len(sim.said()) == said  # nothing is called while paused
-                sim.press("Blue")  # a press resumes; it is not a tap
-                sim.until(lambda s, before=before: s["phase"] == "race"
-                          and sim.engine.rules.round_count() > before)
+            assert sim.engine.command("snapshot")["phase"] == "race", turn
             cue = sim.engine.last_cue_us
             assert cue is not None
-            if turn % 3 == 0 and turn not in (15,) and turn > 1:
+            if not quiet[turn - 1]:  # a match: the table presses
                 if take == "flipper":
                     sim.press(seats[(turn - 1) % 2], cue + 150_000)  # the flipper claims
                 else:
@@ -380,8 +380,7 @@ def test_a_pigs_tail_evening_flips_to_the_end_and_pauses_when_quiet(
         sim.until(lambda s: s["phase"] == "over")
         sim.wait(10_000)
         said = sim.said()
-        assert breaks == 1 and said.count("Nobody is pressing. Paused. Press your slap button "
-                                          "to go on.") == 1
+        assert not any("Paused" in s for s in said)
         assert said[:3] == ["Shuffle all fifty-two cards and lay them face down in a ring.",
                             "Press your slap button when you're ready.", "Here we go."]
         assert said[3] == "Blue, … flip!"  # ready leads to the first flip call
@@ -392,6 +391,8 @@ def test_a_pigs_tail_evening_flips_to_the_end_and_pauses_when_quiet(
         # then the next game's deal and its Ready step, nothing else
         assert said[end + 2:] == ["Shuffle all fifty-two cards and lay them face down in a ring.",
                                   "Press your slap button when you're ready."]
+        takes = [s for s in said if "flipped a match" in s or "last to tap" in s]
+        assert len(takes) == quiet.count(False)
     finally:
         sim.close()
 

@@ -263,17 +263,19 @@ def test_keypad_no_pauses_after_the_round_in_hand_and_yes_resumes(
         sim.close()
 
 
-def test_a_quiet_table_pauses_itself_after_six_rounds_without_a_press(
+def test_a_quiet_table_pauses_itself_after_its_quiet_rounds_without_a_press(
         tmp_path: Path, mock_factory: MockFactory) -> None:
     sim, out, voice, engine = started(tmp_path, mock_factory, "40")
+    quiet = engine.rules.schedule().quiet_rounds
+    assert quiet == 19  # two seats: no pig in two cards is likely (tests/test_quiet_odds.py)
     try:
-        sim.until(lambda s: s["phase"] == "paused")
-        assert len(cadences(voice)) == 6  # before: rounds every pause for an empty table
+        sim.until(lambda s: s["phase"] == "paused", limit_ms=120_000)
+        assert len(cadences(voice)) == quiet  # before: rounds every pause for an empty table
         assert "Nobody is pressing. Paused." in out.getvalue()
         sim.wait(2000)
-        assert len(cadences(voice)) == 6  # and it stays paused
+        assert len(cadences(voice)) == quiet  # and it stays paused
         sim.press("Blue")  # a press resumes, and is no game press
-        sim.until(lambda s: len(cadences(voice)) == 7)
+        sim.until(lambda s: len(cadences(voice)) == quiet + 1)
         assert not any('"press"' in line for line in sim.log())
     finally:
         sim.close()

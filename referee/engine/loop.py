@@ -372,7 +372,7 @@ class Engine:
 
     def cut_round(self) -> int | None:
         """The round a stop cuts in half: its race is open and it was never ruled (a ruled round
-        whose window is still open, as a Pig claim's, is whole: quitting never changes it)."""
+        whose window is still open, as a silent claim's, is whole: quitting never changes it)."""
         number = self.rules.round_count()
         status = self.rules.status()
         if (not number or self.ended or status.over or not status.race_open

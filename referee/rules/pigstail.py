@@ -26,6 +26,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar
 
 from referee.events import (
@@ -38,7 +39,7 @@ from referee.events import (
     Standings,
     places,
 )
-from referee.rules import race
+from referee.rules import odds, race
 from referee.rules.base import Phrase, RederivedRules, Shared, Status
 from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
 
@@ -120,7 +121,7 @@ class PigsTail(RederivedRules):
         """"<seat>, flip!" every `turn_ms`, its two words `tempo_ms` apart."""
         return Schedule(tempo_ms=int(self.options["tempo_ms"]),
                         pause_ms=int(self.options["pause_ms"]),
-                        turn_ms=int(self.options["turn_ms"]), quiet_rounds=3)
+                        turn_ms=int(self.options["turn_ms"]), quiet_rounds=quiet_flips())
 
     def questions(self) -> list[tuple[Fact, ...]]:
         """Only a race (take = slowest) can leave the match in doubt; the flipper's claim is
@@ -333,6 +334,41 @@ class PigsTail(RederivedRules):
     def announcements(self, number: int) -> list[Phrase]:
         """What to say before round `number` starts: laying out the ring before the first flip."""
         return [("deal_ring", {})] if number == 1 else []
+
+
+# A card matches the one below it (same suit or rank) with 15 chances in 51.
+MATCH = 15 / 51
+
+
+def quiet_chance(k: int, flips: int = CARDS) -> float:
+    """The chance that an honest table's ring of `flips` cards holds a run of `k` flips in a row
+    with no match, so with no press: a flip with a card below matches with `MATCH`; the first
+    card onto an empty pile (the first flip, and the flip after a take) cannot match."""
+    # at[(run, empty)]: no run of k yet, `run` quiet flips in a row, the pile empty or not
+    at: dict[tuple[int, bool], float] = {(0, True): 1.0}
+    reached = 0.0
+    for _ in range(flips):
+        nxt: dict[tuple[int, bool], float] = {}
+        for (run, empty), p in at.items():
+            outcomes = [(run + 1, False, p)] if empty else [
+                (0, True, p * MATCH), (run + 1, False, p * (1 - MATCH))]
+            for r, e, q in outcomes:
+                if r >= k:
+                    reached += q
+                else:
+                    nxt[r, e] = nxt.get((r, e), 0.0) + q
+        at = nxt
+    return reached
+
+
+@cache  # read at every engine step; the answer never changes
+def quiet_flips(miss: float = odds.MISS) -> int:
+    """The quiet-table threshold: the run of flips without a press that an honest table reaches
+    in under 1 game in 100 (most flips are simply no match)."""
+    k = odds.FEWEST
+    while quiet_chance(k) >= miss:
+        k += 1
+    return k
 
 
 def _consensus(taps: dict[str, int], seats: tuple[str, ...]) -> bool | None:

@@ -43,7 +43,7 @@ from referee.events import (
     Standings,
     places,
 )
-from referee.rules import race
+from referee.rules import odds, race
 from referee.rules.base import Phrase, Rules, Shared, Status
 from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
 
@@ -178,7 +178,19 @@ class SpankThePig(Rules):
 
     def schedule(self) -> Schedule:
         return Schedule(tempo_ms=int(self.options["tempo_ms"]),
-                        pause_ms=int(self.options["pause_ms"]), quiet_rounds=6)
+                        pause_ms=int(self.options["pause_ms"]), quiet_rounds=self.quiet_rounds())
+
+    # A sudden death's rounds, beyond the regular ones, that the quiet-table odds allow for.
+    SUDDEN_DEATH_ROUNDS: ClassVar[int] = 10
+
+    def quiet_rounds(self) -> int:
+        """A round is quiet (nobody has a reason to press) when no pig is flipped: with a sixth
+        of the deck pigs (12 of 72), the chance no pig is among the seats' cards; a double with
+        buttons gives a reason to press too, so counting pigs alone errs on the quiet side.
+        The threshold: the run of quiet rounds an honest table reaches in under 1 game in 100."""
+        deck = int(self.options["deck"])
+        quiet = odds.none_of(deck // 6, deck, len(self.seats))
+        return odds.quiet_threshold(quiet, self.regular_rounds + self.SUDDEN_DEATH_ROUNDS)
 
     def planned_rounds(self) -> int:
         return int(self.regular_rounds)

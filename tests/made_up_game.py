@@ -12,13 +12,13 @@ play there.
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from referee.events import Awaiting, Cue, Press, Reason, Ruling, StandingRow, Standings, places
+from referee.events import Awaiting, Cue, Press, Reason, Ruling
 from referee.rules import race
-from referee.rules.base import Phrase, RederivedRules, Shared, Status
+from referee.rules.base import Phrase, RederivedRules, Shared
 from referee.rules.declare import Call, Fact, Option, Schedule
 
 
@@ -65,11 +65,9 @@ class FirstAfterTheBeep(RederivedRules):
     def __init__(self, seats: Any, options: Any = None) -> None:
         super().__init__(seats, options)
         self.cues: list[int] = []
-        self.presses: list[tuple[int, str]] = []
         self.rounds: list[BeepRound] = []
-        self.now_us = 0
-        self.finished = False
-        self.scores = dict.fromkeys(self.seats, 0)
+        self.points = dict.fromkeys(self.seats, 0)
+        self.over = False
 
     def schedule(self) -> Schedule:
         return Schedule(tempo_ms=int(self.options["tempo_ms"]),
@@ -84,21 +82,12 @@ class FirstAfterTheBeep(RederivedRules):
             self.refold(len(self.cues) - 1)
 
     def on_press(self, press: Press) -> None:
-        insort(self.presses, (press.t_us, press.seat))
+        self._keep(press)
         self.now_us = max(self.now_us, press.t_us)
         number = sum(1 for t in self.cues if t - self.options["early_ms"] * 1000 <= press.t_us)
         self.refold(number)
 
-    def _firsts(self, lo: int, hi: int) -> dict[str, int]:
-        firsts: dict[str, int] = {}
-        i = bisect_left(self.presses, (lo, ""))
-        while i < len(self.presses) and self.presses[i][0] < hi:
-            firsts.setdefault(self.presses[i][1], self.presses[i][0])
-            i += 1
-        return firsts
-
     def _fold(self, start: int) -> None:
-        old = {r.number: r.outputs for r in self.rounds}
         kept = self.rounds[:start - 1]
         scores = dict.fromkeys(self.seats, 0)
         for r in kept:
@@ -118,10 +107,9 @@ class FirstAfterTheBeep(RederivedRules):
                 rnd.outputs = self._rule(rnd, scores)
                 _add(scores, rnd.outputs)
             kept.append(rnd)
-        self.rounds, self.scores = kept, scores
-        for number in set(old) | {r.number for r in kept}:
-            if old.get(number, []) != (kept[number - 1].outputs if number <= len(kept) else []):
-                self.changed.add(number)
+        self.rounds, self.points = kept, scores
+        self.over = (len(kept) == self.options["rounds"] and kept[-1].closed
+                     and not any(isinstance(o, Awaiting) for r in kept for o in r.outputs))
 
     def _rule(self, rnd: BeepRound, scores: dict[str, int]) -> list[Ruling | Awaiting]:
         n, facts = rnd.number, self.facts_for(rnd.number)
@@ -139,32 +127,8 @@ class FirstAfterTheBeep(RederivedRules):
             out.append(Awaiting(n, ("heard",)))
         return [*out, *self.penalty_rulings(n)]
 
-    def round_count(self) -> int:
-        self.sync()
-        return len(self.rounds)
-
-    def round_outputs(self, number: int) -> list[Ruling | Awaiting]:
-        self.sync()
-        return list(self.rounds[number - 1].outputs)
-
-    def _over(self) -> bool:
-        return (len(self.rounds) == self.options["rounds"] and self.rounds[-1].closed
-                and not any(isinstance(o, Awaiting) for r in self.rounds for o in r.outputs))
-
-    def standings(self) -> Standings:
-        self.sync()
-        over = self._over()
-        ranked = places(self.scores, self.seats, more_wins=self.MORE_WINS)
-        rows = tuple(StandingRow(s, self.scores[s], ranked[s])
-                     for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s))))
-        return Standings(over, rows, tuple(r.seat for r in rows if r.place == 1) if over else ())
-
-    def status(self) -> Status:
-        self.sync()
-        waiting = [r for r in self.rounds if not r.closed]
-        asked = next((o for r in self.rounds for o in r.outputs if isinstance(o, Awaiting)), None)
-        return Status(len(self.rounds), bool(waiting),
-                      min((r.close_us for r in waiting), default=None), asked, self._over())
+    def scores(self) -> Mapping[str, int]:
+        return self.points
 
     def next_call(self) -> Call | None:
         st = self.status()

@@ -1,4 +1,4 @@
-"""A game that exists only in the tests: "first after the beep".
+"""Two games that exist only in the tests: "first after the beep", and "Snap Grab" (turn-based).
 
 The referee calls "Ready… BEEP!"; the first seat to press after the beep scores a point, a press
 under `tie_us` behind it makes it too close to call. A seat that presses before the beep (in the
@@ -20,6 +20,7 @@ from referee.events import Awaiting, Cue, Press, Reason, Ruling
 from referee.rules import race
 from referee.rules.base import Phrase, RederivedRules, Shared
 from referee.rules.declare import Call, Fact, Option, Schedule
+from referee.rules.turns import Pile, Turn, TurnRules
 
 
 class Beep(Reason):
@@ -152,3 +153,107 @@ def _add(scores: dict[str, int], outputs: list[Ruling | Awaiting]) -> None:
 
 # Its words, as a translator adds a game's phrases to the phrase table.
 PHRASES = {"beep": ["Ready,", "BEEP!"], "beep_rules": ["{rounds} beeps. First to press wins."]}
+
+
+# --------------------------------------------------------------------------------------------
+# A second made-up game, turn-based, over the framework's turn base
+
+
+class Grab(Reason):
+    GRABBED = "grabbed the match"
+    FALSE_GRAB = "grabbed with no match"
+    FIRST_CARD = "grabbed the first card"
+
+
+@dataclass
+class GrabTable(Pile):
+    """The pile and the cards held, and each seat's false grabs (strikes)."""
+
+    strikes: dict[str, int] = field(default_factory=dict)
+
+    def copy(self) -> GrabTable:
+        return GrabTable(dict(self.scores), self.pile, dict(self.strikes))
+
+
+class SnapGrab(TurnRules):
+    """"Snap Grab": seats flip in turn ("<seat>, snap!") from a deck of `cards`. The judge says
+    how many cards of the pile the flip matches (a count, `match`; asked whenever someone
+    grabbed). On a match the first to grab takes the pile; with no match the first grabber puts
+    a card back on the pile (a strike); on the first card (nothing below) a grab is a strike too.
+    At `strikes` strikes a seat is out: its turns are skipped, its grabs ignored. Most cards wins.
+    """
+
+    NAME: ClassVar[str] = "snap-grab"  # sorts after "pigs-tail": the flat API facts keep its flag
+    TITLE: ClassVar[str] = "Snap Grab"
+    SEATS: ClassVar[tuple[int, int]] = (2, 5)
+    UNIT: ClassVar[str] = "cards"
+    UNIT_WORDS: ClassVar[tuple[str, str]] = ("card", "cards")
+    MORE_WINS: ClassVar[bool] = True
+    CALL: ClassVar[str] = "snap_turn"
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option.number("cards", 6, 2, 40, unit="cards", label="Deck", help="cards to flip"),
+        Option.number("strikes", 2, 1, 9, unit="strikes", label="Strikes",
+                      help="false grabs that put a seat out"),
+        Option.number("turn_ms", 1500, 200, 60_000, unit="ms", label="Turn pace",
+                      help="pace of the turn calls"),
+        Option.number("tempo_ms", 200, 50, 5000, unit="ms", label="Tempo",
+                      help="time between the words of a turn call"),
+        Option.number("window_ms", 1000, 100, 60_000, unit="ms", label="Grab window",
+                      help="grab window after each flip"),
+    )
+    FACTS: ClassVar[tuple[Fact, ...]] = (
+        Fact("match", "count", "Cards the flip matches", "how many cards match?",
+             "How many cards match?", yes=1, no=0, most=40, shown=3, what="card",
+             answers=("Match", "No match")),
+    )
+    REASONS: ClassVar[tuple[type[Reason], ...]] = (Grab,)
+    PHRASES: ClassVar[dict[str, list[str]]] = {
+        "snap_turn": ["{seat},", "snap!"],
+        "snap_rules": ["{cards} cards. Grab the pile on a match."],
+    }
+
+    def deck(self) -> int:
+        return int(self.options["cards"])
+
+    def planned_rounds(self) -> int:
+        return self.deck()
+
+    def new_pile(self) -> GrabTable:
+        return GrabTable(dict.fromkeys(self.seats, 0))
+
+    def is_out(self, seat: str, table: Pile) -> bool:
+        assert isinstance(table, GrabTable)
+        return bool(table.strikes.get(seat, 0) >= self.options["strikes"])
+
+    def counted(self, turn: Turn, firsts: dict[str, int]) -> dict[str, int]:
+        return {s: t for s, t in firsts.items() if not self.is_out(s, turn.before)}
+
+    def rule(self, turn: Turn, table: Pile) -> list[Ruling | Awaiting]:
+        assert isinstance(table, GrabTable)
+        n, tie = turn.number, self.options["tie_us"]
+        if not turn.taps:
+            return []
+        first = race.first(turn.taps, tie)
+        match = 0 if table.pile == 1 else self.facts_for(n).get("match")
+        if match is None:
+            return [Awaiting(n, ("match",))]
+        if match:
+            out: list[Ruling | Awaiting] = []
+            self.take(out, table, n, first.seat, Grab.GRABBED, first.margin_us, first.too_close)
+            return out
+        if first.seat is None or first.too_close:
+            return [Ruling(n, None, 0, Shared.TOO_CLOSE, first.margin_us)]
+        seat = first.seat
+        lost = 1 if table.scores[seat] else 0
+        table.scores[seat] -= lost
+        table.pile += lost
+        table.strikes[seat] = table.strikes.get(seat, 0) + 1
+        why = Grab.FIRST_CARD if turn.before.pile == 0 else Grab.FALSE_GRAB
+        return [Ruling(n, seat, -lost, why, first.margin_us)]
+
+    def racing(self, number: int) -> tuple[str, ...]:
+        before = self.rounds[number - 1].before
+        return tuple(s for s in self.seats if not self.is_out(s, before))
+
+    def announcements(self, number: int) -> list[Phrase]:
+        return [("snap_rules", {"cards": self.deck()})] if number == 1 else []

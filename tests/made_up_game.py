@@ -20,7 +20,7 @@ from referee.events import Awaiting, Cue, Press, Reason, Ruling
 from referee.rules import race
 from referee.rules.base import Phrase, RederivedRules, Shared
 from referee.rules.declare import Call, Fact, Option, Schedule
-from referee.rules.turns import Pile, Turn, TurnRules
+from referee.rules.turns import Pile, Turn, TurnRules, turn_options
 
 
 class Beep(Reason):
@@ -194,12 +194,7 @@ class SnapGrab(TurnRules):
         Option.number("cards", 6, 2, 40, unit="cards", label="Deck", help="cards to flip"),
         Option.number("strikes", 2, 1, 9, unit="strikes", label="Strikes",
                       help="false grabs that put a seat out"),
-        Option.number("turn_ms", 1500, 200, 60_000, unit="ms", label="Turn pace",
-                      help="pace of the turn calls"),
-        Option.number("tempo_ms", 200, 50, 5000, unit="ms", label="Tempo",
-                      help="time between the words of a turn call"),
-        Option.number("window_ms", 1000, 100, 60_000, unit="ms", label="Grab window",
-                      help="grab window after each flip"),
+        *turn_options(turn_ms=1500, tempo_ms=200, window_ms=1000),
     )
     FACTS: ClassVar[tuple[Fact, ...]] = (
         Fact("match", "count", "Cards the flip matches", "how many cards match?",

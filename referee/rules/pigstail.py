@@ -30,7 +30,7 @@ from referee.events import Awaiting, Reason, Ruling
 from referee.rules import race
 from referee.rules.base import Phrase
 from referee.rules.declare import Fact, Option, Schedule
-from referee.rules.turns import Pile, Turn, TurnRules
+from referee.rules.turns import Pile, Turn, TurnRules, turn_options
 
 CARDS = 52
 
@@ -57,12 +57,7 @@ class PigsTail(TurnRules):
                       help="who takes the pile on a match",
                       labels=("The flipper, who claims the match",
                               "The slowest: everyone taps on a match")),
-        Option.number("turn_ms", 4000, 200, 60_000, unit="ms", label="Turn pace",
-                      help="pace of the turn calls"),
-        Option.number("tempo_ms", 400, 50, 5000, unit="ms", label="Tempo",
-                      help="time between the words of a turn call"),
-        Option.number("window_ms", 3000, 100, 60_000, unit="ms", label="Race window",
-                      help="race window after each flip"),
+        *turn_options(turn_ms=4000, tempo_ms=400, window_ms=3000),
     )
     FACTS: ClassVar[tuple[Fact, ...]] = (
         Fact("match", "flag", "Did the flip match?", "match or no match?",

@@ -14,9 +14,9 @@ What the framework owns, as boardgame.io's `turn.order` does:
 - The game is over once the last card's turn is closed and no turn waits for the judge; the
   fewest cards win by default (`MORE_WINS` turns it round), ties share a place.
 
-A turn-based game declares its name, seats, options (at least `window_ms`; `turn_ms` and
-`tempo_ms` pace the calls), facts and reasons, and writes `rule` (and `counted`/`close_at` if its
-race is not the whole window).
+A turn-based game declares its name, seats, options (`turn_options`: `turn_ms` and `tempo_ms`
+pace the calls, `window_ms` is the race), facts and reasons, and writes `rule` (and `counted`
+or `close_at` if its race is not the whole window).
 """
 
 from __future__ import annotations
@@ -28,9 +28,21 @@ from typing import Any, ClassVar
 
 from referee.events import Awaiting, Cue, Press, Reason, Ruling
 from referee.rules.base import RederivedRules, Shared
-from referee.rules.declare import Call, RulesError, Schedule
+from referee.rules.declare import Call, Option, RulesError, Schedule
 
-__all__ = ["Pile", "Turn", "TurnRules"]
+__all__ = ["Pile", "Turn", "TurnRules", "turn_options"]
+
+
+def turn_options(turn_ms: int, tempo_ms: int, window_ms: int) -> tuple[Option, ...]:
+    """The options a turn game paces its calls and its races by, with the game's defaults."""
+    return (
+        Option.number("turn_ms", turn_ms, 200, 60_000, unit="ms", label="Turn pace",
+                      help="pace of the turn calls"),
+        Option.number("tempo_ms", tempo_ms, 50, 5000, unit="ms", label="Tempo",
+                      help="time between the words of a turn call"),
+        Option.number("window_ms", window_ms, 100, 60_000, unit="ms", label="Race window",
+                      help="race window after each flip"),
+    )
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""A game that exists only in the tests: "first after the beep".
+"""Two games that exist only in the tests: "first after the beep", and "Snap Grab" (turn-based).
 
 The referee calls "Ready… BEEP!"; the first seat to press after the beep scores a point, a press
 under `tie_us` behind it makes it too close to call. A seat that presses before the beep (in the
@@ -12,14 +12,15 @@ play there.
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from referee.events import Awaiting, Cue, Press, Reason, Ruling, StandingRow, Standings, places
+from referee.events import Awaiting, Cue, Press, Reason, Ruling
 from referee.rules import race
-from referee.rules.base import Phrase, RederivedRules, Shared, Status
+from referee.rules.base import Phrase, RederivedRules, Shared
 from referee.rules.declare import Call, Fact, Option, Schedule
+from referee.rules.turns import Pile, Turn, TurnRules, turn_options
 
 
 class Beep(Reason):
@@ -65,11 +66,9 @@ class FirstAfterTheBeep(RederivedRules):
     def __init__(self, seats: Any, options: Any = None) -> None:
         super().__init__(seats, options)
         self.cues: list[int] = []
-        self.presses: list[tuple[int, str]] = []
         self.rounds: list[BeepRound] = []
-        self.now_us = 0
-        self.finished = False
-        self.scores = dict.fromkeys(self.seats, 0)
+        self.points = dict.fromkeys(self.seats, 0)
+        self.over = False
 
     def schedule(self) -> Schedule:
         return Schedule(tempo_ms=int(self.options["tempo_ms"]),
@@ -84,21 +83,12 @@ class FirstAfterTheBeep(RederivedRules):
             self.refold(len(self.cues) - 1)
 
     def on_press(self, press: Press) -> None:
-        insort(self.presses, (press.t_us, press.seat))
+        self._keep(press)
         self.now_us = max(self.now_us, press.t_us)
         number = sum(1 for t in self.cues if t - self.options["early_ms"] * 1000 <= press.t_us)
         self.refold(number)
 
-    def _firsts(self, lo: int, hi: int) -> dict[str, int]:
-        firsts: dict[str, int] = {}
-        i = bisect_left(self.presses, (lo, ""))
-        while i < len(self.presses) and self.presses[i][0] < hi:
-            firsts.setdefault(self.presses[i][1], self.presses[i][0])
-            i += 1
-        return firsts
-
     def _fold(self, start: int) -> None:
-        old = {r.number: r.outputs for r in self.rounds}
         kept = self.rounds[:start - 1]
         scores = dict.fromkeys(self.seats, 0)
         for r in kept:
@@ -118,10 +108,9 @@ class FirstAfterTheBeep(RederivedRules):
                 rnd.outputs = self._rule(rnd, scores)
                 _add(scores, rnd.outputs)
             kept.append(rnd)
-        self.rounds, self.scores = kept, scores
-        for number in set(old) | {r.number for r in kept}:
-            if old.get(number, []) != (kept[number - 1].outputs if number <= len(kept) else []):
-                self.changed.add(number)
+        self.rounds, self.points = kept, scores
+        self.over = (len(kept) == self.options["rounds"] and kept[-1].closed
+                     and not any(isinstance(o, Awaiting) for r in kept for o in r.outputs))
 
     def _rule(self, rnd: BeepRound, scores: dict[str, int]) -> list[Ruling | Awaiting]:
         n, facts = rnd.number, self.facts_for(rnd.number)
@@ -139,32 +128,8 @@ class FirstAfterTheBeep(RederivedRules):
             out.append(Awaiting(n, ("heard",)))
         return [*out, *self.penalty_rulings(n)]
 
-    def round_count(self) -> int:
-        self.sync()
-        return len(self.rounds)
-
-    def round_outputs(self, number: int) -> list[Ruling | Awaiting]:
-        self.sync()
-        return list(self.rounds[number - 1].outputs)
-
-    def _over(self) -> bool:
-        return (len(self.rounds) == self.options["rounds"] and self.rounds[-1].closed
-                and not any(isinstance(o, Awaiting) for r in self.rounds for o in r.outputs))
-
-    def standings(self) -> Standings:
-        self.sync()
-        over = self._over()
-        ranked = places(self.scores, self.seats, more_wins=self.MORE_WINS)
-        rows = tuple(StandingRow(s, self.scores[s], ranked[s])
-                     for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s))))
-        return Standings(over, rows, tuple(r.seat for r in rows if r.place == 1) if over else ())
-
-    def status(self) -> Status:
-        self.sync()
-        waiting = [r for r in self.rounds if not r.closed]
-        asked = next((o for r in self.rounds for o in r.outputs if isinstance(o, Awaiting)), None)
-        return Status(len(self.rounds), bool(waiting),
-                      min((r.close_us for r in waiting), default=None), asked, self._over())
+    def scores(self) -> Mapping[str, int]:
+        return self.points
 
     def next_call(self) -> Call | None:
         st = self.status()
@@ -188,3 +153,102 @@ def _add(scores: dict[str, int], outputs: list[Ruling | Awaiting]) -> None:
 
 # Its words, as a translator adds a game's phrases to the phrase table.
 PHRASES = {"beep": ["Ready,", "BEEP!"], "beep_rules": ["{rounds} beeps. First to press wins."]}
+
+
+# --------------------------------------------------------------------------------------------
+# A second made-up game, turn-based, over the framework's turn base
+
+
+class Grab(Reason):
+    GRABBED = "grabbed the match"
+    FALSE_GRAB = "grabbed with no match"
+    FIRST_CARD = "grabbed the first card"
+
+
+@dataclass
+class GrabTable(Pile):
+    """The pile and the cards held, and each seat's false grabs (strikes)."""
+
+    strikes: dict[str, int] = field(default_factory=dict)
+
+    def copy(self) -> GrabTable:
+        return GrabTable(dict(self.scores), self.pile, dict(self.strikes))
+
+
+class SnapGrab(TurnRules):
+    """"Snap Grab": seats flip in turn ("<seat>, snap!") from a deck of `cards`. The judge says
+    how many cards of the pile the flip matches (a count, `match`; asked whenever someone
+    grabbed). On a match the first to grab takes the pile; with no match the first grabber puts
+    a card back on the pile (a strike); on the first card (nothing below) a grab is a strike too.
+    At `strikes` strikes a seat is out: its turns are skipped, its grabs ignored. Most cards wins.
+    """
+
+    NAME: ClassVar[str] = "snap-grab"  # sorts after "pigs-tail": the flat API facts keep its flag
+    TITLE: ClassVar[str] = "Snap Grab"
+    SEATS: ClassVar[tuple[int, int]] = (2, 5)
+    UNIT: ClassVar[str] = "cards"
+    UNIT_WORDS: ClassVar[tuple[str, str]] = ("card", "cards")
+    MORE_WINS: ClassVar[bool] = True
+    CALL: ClassVar[str] = "snap_turn"
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option.number("cards", 6, 2, 40, unit="cards", label="Deck", help="cards to flip"),
+        Option.number("strikes", 2, 1, 9, unit="strikes", label="Strikes",
+                      help="false grabs that put a seat out"),
+        *turn_options(turn_ms=1500, tempo_ms=200, window_ms=1000),
+    )
+    FACTS: ClassVar[tuple[Fact, ...]] = (
+        Fact("match", "count", "Cards the flip matches", "how many cards match?",
+             "How many cards match?", yes=1, no=0, most=40, shown=3, what="card",
+             answers=("Match", "No match")),
+    )
+    REASONS: ClassVar[tuple[type[Reason], ...]] = (Grab,)
+    PHRASES: ClassVar[dict[str, list[str]]] = {
+        "snap_turn": ["{seat},", "snap!"],
+        "snap_rules": ["{cards} cards. Grab the pile on a match."],
+    }
+
+    def deck(self) -> int:
+        return int(self.options["cards"])
+
+    def planned_rounds(self) -> int:
+        return self.deck()
+
+    def new_pile(self) -> GrabTable:
+        return GrabTable(dict.fromkeys(self.seats, 0))
+
+    def is_out(self, seat: str, table: Pile) -> bool:
+        assert isinstance(table, GrabTable)
+        return bool(table.strikes.get(seat, 0) >= self.options["strikes"])
+
+    def counted(self, turn: Turn, firsts: dict[str, int]) -> dict[str, int]:
+        return {s: t for s, t in firsts.items() if not self.is_out(s, turn.before)}
+
+    def rule(self, turn: Turn, table: Pile) -> list[Ruling | Awaiting]:
+        assert isinstance(table, GrabTable)
+        n, tie = turn.number, self.options["tie_us"]
+        if not turn.taps:
+            return []
+        first = race.first(turn.taps, tie)
+        match = 0 if table.pile == 1 else self.facts_for(n).get("match")
+        if match is None:
+            return [Awaiting(n, ("match",))]
+        if match:
+            out: list[Ruling | Awaiting] = []
+            self.take(out, table, n, first.seat, Grab.GRABBED, first.margin_us, first.too_close)
+            return out
+        if first.seat is None or first.too_close:
+            return [Ruling(n, None, 0, Shared.TOO_CLOSE, first.margin_us)]
+        seat = first.seat
+        lost = 1 if table.scores[seat] else 0
+        table.scores[seat] -= lost
+        table.pile += lost
+        table.strikes[seat] = table.strikes.get(seat, 0) + 1
+        why = Grab.FIRST_CARD if turn.before.pile == 0 else Grab.FALSE_GRAB
+        return [Ruling(n, seat, -lost, why, first.margin_us)]
+
+    def racing(self, number: int) -> tuple[str, ...]:
+        before = self.rounds[number - 1].before
+        return tuple(s for s in self.seats if not self.is_out(s, before))
+
+    def announcements(self, number: int) -> list[Phrase]:
+        return [("snap_rules", {"cards": self.deck()})] if number == 1 else []

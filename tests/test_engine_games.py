@@ -92,7 +92,8 @@ def test_pigs_tail_whole_game_of_52_flips_replays(sim: Callable[..., Sim], take:
                 s.run_to(s.t_ms + 10, step_ms=5)
                 s.press("Red", s.t_ms)
     s.run_until(lambda: any(k == "over" for k, _ in s.published), limit_ms=5000)
-    assert breaks == sum(1 for key, _, _ in s.voice.said if key == "quiet_table") > 0
+    # four flips in a row without a press is a table playing: it never pauses itself
+    assert breaks == sum(1 for key, _, _ in s.voice.said if key == "quiet_table") == 0
     turns = [(key, params) for key, params, _ in s.voice.said if key == "turn"]
     assert turns == [("turn", {"seat": "Blue" if n % 2 else "Red"}) for n in range(1, 53)]
     assert words("turn", {"seat": "Blue"}) == ["Blue,", "flip!"]

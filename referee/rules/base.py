@@ -1,15 +1,22 @@
 """What every game's rules share: options, the registry, and the pure `Rules` state machine contract.
 
-A game's rules are a pure state machine over table-log events: no clock, no I/O, no threads.
-``feed`` takes one event, ``advance`` tells it that time has reached ``t_us`` (so race windows
-can close), ``finish`` closes every open race as at the end of a log. The live engine and
+A game's rules are a pure state machine over table-log events: no clock, no I/O, no threads, no
+lock. ``feed`` takes one event, ``advance`` tells it that time has reached ``t_us`` (so race
+windows can close), ``finish`` closes every open race as at the end of a log. The live engine and
 ``referee replay`` drive the very same object; what it reports is a function of the events alone.
+
+The framework owns the plumbing every game shares: the fold (each input re-rules the rounds it made
+stale before it returns, so a read never changes anything, and a page or a test may read the rules
+from its own thread), change detection (which rounds' rulings a fold made or changed), standings
+rows and places in the game's direction, and, for games whose rounds are re-derived from the
+presses (`RederivedRules`), the presses, race windows closing, and the status. A turn-based game
+builds on `referee.rules.turns.TurnRules`.
 """
 
 from __future__ import annotations
 
-import threading
 from abc import ABC, abstractmethod
+from bisect import bisect_left, insort
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -26,8 +33,10 @@ from referee.events import (
     Press,
     Reason,
     Ruling,
+    StandingRow,
     Standings,
     Undo,
+    places,
 )
 from referee.rules.declare import (
     VOID,
@@ -95,11 +104,14 @@ class Rules(ABC):
     `words()`, `panel_facts()`, `announcements()`, `said_after()`, `box_defaults()`.
 
     The fold: input marks the rounds from some round on as stale (`refold(number)`, 1-based);
-    `sync()` re-rules them (`_fold(start)`) before anything is read. Every game folds this way.
+    before the input returns, `sync()` re-rules them (`_fold(start)`) and marks the rounds whose
+    news (`_news`: by default their outputs) changed. A game keeps its rounds in `self.rounds`,
+    in order, numbered from 1; reading them (`round_outputs`, `status`, `standings`...) never folds.
     """
 
     NAME: ClassVar[str]
     TITLE: ClassVar[str]
+    rounds: Sequence[Any]  # the game's rounds, in order, numbered from 1
     SEATS: ClassVar[tuple[int, int]]
     OPTIONS: ClassVar[tuple[Option, ...]]
     FACTS: ClassVar[tuple[Fact, ...]] = ()
@@ -131,9 +143,6 @@ class Rules(ABC):
         self.judged: dict[int, list[Facts | Penalty]] = {}  # the same, by round
         self.changed: set[int] = set()
         self.stale: int | None = None  # the earliest round whose rulings must be re-derived
-        # The engine thread feeds the rules; a page or a test may read them from its own thread,
-        # and a read re-rules what is stale: the lock keeps two folds from interleaving.
-        self._folding = threading.RLock()
 
     # -- what the game declares -------------------------------------------------------------
 
@@ -257,7 +266,11 @@ class Rules(ABC):
         self.apply(event)
 
     def apply(self, event: Event) -> None:
-        """Take one event that `check` has passed."""
+        """Take one event that `check` has passed, and re-rule what it made stale."""
+        self._take(event)
+        self.sync()
+
+    def _take(self, event: Event) -> None:
         if isinstance(event, Press):
             if event.button in self.BUTTONS:  # a button the game does not use: logged, ignored
                 self.on_press(event)
@@ -308,21 +321,32 @@ class Rules(ABC):
         self.stale = number if self.stale is None else min(self.stale, number)
 
     def sync(self) -> None:
-        """Bring the rulings up to date: re-rule from the earliest stale round."""
+        """Re-rule from the earliest stale round, and mark the rounds whose news changed. Only
+        input calls it (`apply`, `advance`, `finish`), so the rules are up to date between two
+        inputs and a read, from any thread, only reads."""
         if self.stale is None:
             return
-        with self._folding:
-            if self.stale is not None:
-                start, self.stale = self.stale, None
-                self._fold(max(1, start))
+        start = min(max(1, self.stale), len(self.rounds) + 1)
+        self.stale = None
+        before = {r.number: self._news(r) for r in self.rounds[start - 1:]}
+        self._fold(start)
+        for rnd in self.rounds[start - 1:]:
+            if before.pop(rnd.number, ()) != self._news(rnd):
+                self.changed.add(rnd.number)
+        self.changed.update(n for n, news in before.items() if news != ())  # rounds gone
 
     @abstractmethod
     def _fold(self, start: int) -> None:
-        """Re-rule rounds from round `start` (1-based) on, from the table as it stood before it."""
+        """Re-rule rounds from round `start` (1-based) on, from the table as it stood before it;
+        rounds before it are left as they are."""
+
+    def _news(self, rnd: Any) -> object:
+        """What of a round the table is told: a change of it marks the round changed (a round
+        gone is `()`). By default its outputs: a race that closes with nothing to rule is no news."""
+        return tuple(rnd.outputs)
 
     def take_changed(self) -> list[int]:
         """Rounds whose rulings were made or changed since the last call (for announcing)."""
-        self.sync()
         out = sorted(self.changed)
         self.changed.clear()
         return out
@@ -341,14 +365,24 @@ class Rules(ABC):
     @abstractmethod
     def finish(self) -> None: ...
 
-    @abstractmethod
-    def round_count(self) -> int: ...
+    def round_count(self) -> int:
+        return len(self.rounds)
 
-    @abstractmethod
-    def round_outputs(self, number: int) -> list[Ruling | Awaiting]: ...
+    def round_outputs(self, number: int) -> list[Ruling | Awaiting]:
+        return list(self.rounds[number - 1].outputs)
 
     @abstractmethod
     def standings(self) -> Standings: ...
+
+    def rows(self, scores: Mapping[str, int], rank: Mapping[str, int] | None = None,
+             out: Iterable[str] = ()) -> tuple[StandingRow, ...]:
+        """The standings rows: each seat's score and place (by `rank` if given, else by score,
+        in the game's direction; ties share a place: 1, 1, 3), best place first, then seat
+        order."""
+        ranked = places(scores if rank is None else rank, self.seats, more_wins=self.MORE_WINS)
+        gone = set(out)
+        return tuple(StandingRow(s, scores[s], ranked[s], s in gone)
+                     for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s))))
 
     @abstractmethod
     def status(self) -> Status: ...
@@ -397,7 +431,6 @@ class Rules(ABC):
         return []
 
     def outputs(self) -> list[Ruling | Awaiting]:
-        self.sync()
         out: list[Ruling | Awaiting] = []
         for number in range(1, self.round_count() + 1):
             out.extend(self.round_outputs(number))
@@ -410,16 +443,38 @@ class FoldedRound(Protocol):
     number: int
     close_us: int  # when the race is decided
     closed: bool  # ruled: time has passed close_us (or the log ended)
+    outputs: list[Ruling | Awaiting]
 
 
 class RederivedRules(Rules):
     """Games that re-derive their rounds from the presses (Pig, Pig's Tail): a round is closed
     once time passes its `close_us`; time passing, the end of the log or the judge re-derive
-    from the first round concerned. Subclasses keep `rounds`, `now_us` and `finished`."""
+    from the first round concerned. The framework keeps the presses (`presses`, in time order,
+    seat order at one instant: never the order they arrived in, nor the seats' names), `rounds`,
+    `now_us` and `finished`; a game folds them (`_fold`) and says when it is over (`over`)."""
 
     rounds: Sequence[FoldedRound]
-    now_us: int
-    finished: bool
+    over: bool
+
+    def __init__(self, seats: Iterable[str], options: Mapping[str, Any] | None = None):
+        super().__init__(seats, options)
+        self.presses: list[tuple[int, int, str]] = []  # (time, seat position, seat)
+        self.now_us = 0
+        self.finished = False
+
+    def _keep(self, press: Press) -> None:
+        """Keep a press in time order (at one instant, in seat order)."""
+        insort(self.presses, (press.t_us, self.seats.index(press.seat), press.seat))
+
+    def _firsts(self, lo: int, hi: int | None) -> dict[str, int]:
+        """Each seat's first press in [lo, hi) (hi None: to the end)."""
+        firsts: dict[str, int] = {}
+        i = bisect_left(self.presses, (lo,))
+        while i < len(self.presses) and (hi is None or self.presses[i][0] < hi):
+            t, _, seat = self.presses[i]
+            firsts.setdefault(seat, t)
+            i += 1
+        return firsts
 
     def advance(self, t_us: int) -> None:
         self.now_us = max(self.now_us, t_us)
@@ -427,7 +482,8 @@ class RederivedRules(Rules):
         for rnd in self.rounds:
             if not rnd.closed and rnd.close_us <= self.now_us:
                 self.refold(rnd.number)
-                return
+                break
+        self.sync()
 
     def finish(self) -> None:
         self.finished = True
@@ -435,4 +491,31 @@ class RederivedRules(Rules):
         for rnd in self.rounds:
             if not rnd.closed:
                 self.refold(rnd.number)
-                return
+                break
+        self.sync()
+
+    def status(self) -> Status:
+        """The latest round; the race open while a round is not closed (until the earliest
+        close); the earliest round waiting for the judge; over as the game says."""
+        open_rounds = [r for r in self.rounds if not r.closed]
+        awaiting = next(
+            (o for r in self.rounds for o in r.outputs if isinstance(o, Awaiting)), None
+        )
+        return Status(
+            round=len(self.rounds),
+            race_open=bool(open_rounds),
+            closes_at_us=min((r.close_us for r in open_rounds), default=None),
+            awaiting=awaiting,
+            over=self.over,
+        )
+
+    def scores(self) -> Mapping[str, int]:
+        """Each seat's score as the fold stands (the default standings rank by it)."""
+        raise NotImplementedError(f"{self.NAME} keeps no scores for the default standings")
+
+    def standings(self) -> Standings:
+        """By score in the game's direction; once over, the first place wins (ties share it)."""
+        rows = self.rows(self.scores())
+        winners = tuple(r.seat for r in rows if r.place == 1) if self.over else ()
+        return Standings(self.over, rows, winners)
+

@@ -25,7 +25,7 @@ The rules, in plain words (PRODUCT.md, "Pig / Spoons / Tongue"; the seed rule sh
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -36,9 +36,7 @@ from referee.events import (
     Press,
     Reason,
     Ruling,
-    StandingRow,
     Standings,
-    places,
 )
 from referee.rules import race
 from referee.rules.base import Phrase, RederivedRules, Shared, Status
@@ -134,12 +132,7 @@ class Pig(RederivedRules):
 
     def __init__(self, seats: Any, options: Any = None) -> None:
         super().__init__(seats, options)
-        # every press as (time, seat position, seat): at one instant, seat order decides (never
-        # the order presses arrived in, nor the seats' names)
-        self.presses: list[tuple[int, int, str]] = []
         self.rounds: list[Round] = []
-        self.now_us = 0
-        self.finished = False
         self.state = self._initial()
 
     def _initial(self) -> _State:
@@ -158,7 +151,6 @@ class Pig(RederivedRules):
 
     def racing(self, number: int) -> tuple[str, ...]:
         """The seats still in the game when round `number` was claimed."""
-        self.sync()
         return tuple(self.rounds[number - 1].active)
 
     def reason_words(self) -> dict[str, str]:
@@ -174,10 +166,6 @@ class Pig(RederivedRules):
 
     # -- input --------------------------------------------------------------------------------
 
-    def round_count(self) -> int:
-        self.sync()
-        return len(self.rounds)
-
     def check_cue(self, cue: Cue) -> None:
         raise RulesError("pig has no cues: a claim is a press; remove the cue line")
 
@@ -185,7 +173,7 @@ class Pig(RederivedRules):
         """Never reached: `check_cue` refuses every cue."""
 
     def on_press(self, press: Press) -> None:
-        insort(self.presses, (press.t_us, self.seats.index(press.seat), press.seat))
+        self._keep(press)
         # re-derive from the round this press may belong to (or that precedes it); rounds
         # before a stale one are as they were, and the stale ones are re-derived anyway
         start = 1
@@ -198,8 +186,6 @@ class Pig(RederivedRules):
 
     def _fold(self, start: int) -> None:
         """Re-derive rounds from round `start` on: claims, windows, rulings, eliminations."""
-        start = min(start, len(self.rounds) + 1)
-        old = {r.number: r.outputs for r in self.rounds}
         kept = self.rounds[:start - 1]
         state = kept[-1].after.copy() if kept else self._initial()
         i = bisect_left(self.presses, (kept[-1].window_end_us,)) if kept else 0
@@ -230,10 +216,6 @@ class Pig(RederivedRules):
             kept.append(rnd)
         self.rounds = kept
         self.state = state
-        for number in set(old) | {r.number for r in kept}:
-            new = kept[number - 1].outputs if number <= len(kept) else []
-            if old.get(number, []) != new:
-                self.changed.add(number)
 
     def _rule(self, rnd: Round) -> list[Ruling | Awaiting]:
         n = rnd.number
@@ -278,12 +260,7 @@ class Pig(RederivedRules):
 
     # -- reading the table --------------------------------------------------------------------
 
-    def round_outputs(self, number: int) -> list[Ruling | Awaiting]:
-        self.sync()
-        return list(self.rounds[number - 1].outputs)
-
     def standings(self) -> Standings:
-        self.sync()
         st = self.state
         out = {s: r for s, r in st.out_round.items() if s not in st.winners}
         later = sorted(set(out.values()), reverse=True)
@@ -293,15 +270,10 @@ class Pig(RederivedRules):
                 key[s] = 1000 + later.index(out[s])  # out later: better place
             else:
                 key[s] = 0 if st.over else st.lost[s]
-        ranked = places(key, self.seats, more_wins=self.MORE_WINS)
-        rows = tuple(
-            StandingRow(s, st.lost[s], ranked[s], s in out)
-            for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s)))
-        )
+        rows = self.rows(st.lost, key, out)
         return Standings(st.over, rows, st.winners if st.over else ())
 
     def status(self) -> Status:
-        self.sync()
         last = self.rounds[-1] if self.rounds else None
         race_open = last is not None and not self.finished and self.now_us < last.window_end_us
         pending = [r.close_us for r in self.rounds if not r.closed]
@@ -324,7 +296,6 @@ class Pig(RederivedRules):
 
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's time from the claim to its press in round `number`, µs."""
-        self.sync()
         rnd = self.rounds[number - 1]
         return {s: t - rnd.claim_us for s, t in rnd.presses.items()}
 
@@ -332,7 +303,6 @@ class Pig(RederivedRules):
         """What to say before round `number` can start: dealing before round 1; after round
         `number - 1` is ruled, lives lost (P, I, G), eliminations with the set to remove, and the
         co-winners. Nothing while that round is unruled: a claim is never announced."""
-        self.sync()
         variant = self.options["variant"]
         if number <= 1:
             n = len(self.seats)

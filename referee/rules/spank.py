@@ -39,9 +39,7 @@ from referee.events import (
     Press,
     Reason,
     Ruling,
-    StandingRow,
     Standings,
-    places,
 )
 from referee.rules import odds, race
 from referee.rules.base import Phrase, Rules, Shared, Status
@@ -201,9 +199,6 @@ class SpankThePig(Rules):
     def race_buttons(self) -> tuple[str, ...]:
         return ("slap", "double") if self.options["doubles"] == "buttons" else ("slap",)
 
-    def round_count(self) -> int:
-        return len(self.rounds)
-
     def check_cue(self, cue: Cue) -> None:
         if self.rounds and cue.t_us < self.rounds[-1].cue_us:
             raise RulesError(f"cue at {cue.t_us} comes before the previous cue")
@@ -320,12 +315,14 @@ class SpankThePig(Rules):
             i += 1
         return early, found
 
-    def _open_rounds(self) -> list[Round]:
-        """The counted rounds whose race has not closed (one or two; all later than the rest)."""
+    def _open_rounds(self, *, reading: bool = False) -> list[Round]:
+        """The counted rounds whose race has not closed (one or two; all later than the rest).
+        Input moves the index of the first of them on; a read (`reading`) leaves it."""
         i = self._first_open
         while i < len(self.rounds) and (self.rounds[i].closed or not self.rounds[i].counted):
             i += 1
-        self._first_open = i
+        if not reading:
+            self._first_open = i
         return [r for r in self.rounds[i:] if r.counted and not r.closed]
 
     def advance(self, t_us: int) -> None:
@@ -364,8 +361,6 @@ class SpankThePig(Rules):
         for rnd in self.rounds[start - 1 :]:
             rnd.before = state.copy()
             if state.over:
-                if rnd.counted or rnd.outputs:
-                    self.changed.add(rnd.number)
                 rnd.counted, rnd.outputs, rnd.active = False, [], ()
                 self.awaiting.pop(rnd.number, None)
                 self._place(rnd)
@@ -380,8 +375,7 @@ class SpankThePig(Rules):
             )
             self._place(rnd)
             if not rnd.closed and (self.finished or rnd.close_us <= self.now_us):
-                rnd.closed = True
-                self.changed.add(rnd.number)  # ruled, even when nothing happened
+                rnd.closed = True  # ruled, even when nothing happened: news (`_news`)
             if not rnd.closed:
                 self._first_open = min(self._first_open, rnd.number - 1)
             outputs = self._rule(rnd, state.scores) if rnd.closed else []
@@ -391,8 +385,6 @@ class SpankThePig(Rules):
                     state.scores[o.seat] += o.delta
                     if o.delta > 0:
                         taken[o.seat] += o.delta
-            if outputs != rnd.outputs:
-                self.changed.add(rnd.number)
             rnd.outputs = outputs
             self.awaiting.pop(rnd.number, None)
             for o in outputs:
@@ -414,6 +406,11 @@ class SpankThePig(Rules):
                 else:
                     state.benched |= set(self.seats) - set(leaders)  # only tied leaders play on
         self.state = state
+
+    def _news(self, rnd: Round) -> object:
+        """A round ruled is news even when nothing happened (a clean round is said), and so is
+        a round no longer counted (after the game was over)."""
+        return rnd.counted, rnd.closed, tuple(rnd.outputs)
 
     def _rule(self, rnd: Round, scores: dict[str, int]) -> list[Ruling | Awaiting]:
         """A closed round's rulings, in the time order of the presses that earned them (that is
@@ -512,29 +509,19 @@ class SpankThePig(Rules):
 
     # -- reading the table ---------------------------------------------------------------------
 
-    def round_outputs(self, number: int) -> list[Ruling | Awaiting]:
-        self.sync()
-        return list(self.rounds[number - 1].outputs)
-
     def standings(self) -> Standings:
-        self.sync()
         st = self.state
         if self.over:
             # the champion first, then everyone by whammies
             key = {s: (0 if s in st.winners else 1 + st.scores[s]) for s in self.seats}
         else:
             key = dict(st.scores)
-        ranked = places(key, self.seats, more_wins=self.MORE_WINS)
-        rows = tuple(
-            StandingRow(s, st.scores[s], ranked[s], s in st.knocked)
-            for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s)))
-        )
+        rows = self.rows(st.scores, key, st.knocked)
         return Standings(self.over, rows, st.winners if self.over else ())
 
     def status(self) -> Status:
-        self.sync()
         awaiting = self.awaiting[min(self.awaiting)] if self.awaiting else None
-        open_rounds = self._open_rounds()
+        open_rounds = self._open_rounds(reading=True)
         return Status(
             round=self._counted,
             race_open=bool(open_rounds),
@@ -546,7 +533,6 @@ class SpankThePig(Rules):
     @property
     def over(self) -> bool:
         """The game is over once its end is ruled and no round, however early, awaits the judge."""
-        self.sync()
         return self.state.over and not self.awaiting
 
     def next_call(self) -> Call | None:
@@ -568,16 +554,13 @@ class SpankThePig(Rules):
 
     def racing(self, number: int) -> tuple[str, ...]:
         """The round's active seats (in sudden death: the tied leaders only)."""
-        self.sync()
         return tuple(self.rounds[number - 1].active)
 
     def pressers(self, number: int, button: str = "slap") -> frozenset[str]:
-        self.sync()
         return frozenset(self.rounds[number - 1].race.get(button, {}))
 
     def announcements(self, number: int) -> list[Phrase]:
         """What to say before round `number` starts (deal at the first, last round...)."""
-        self.sync()
         said: list[Phrase] = []
         if number == 1:
             said.append(("deal", {"cards": self.regular_rounds,
@@ -604,7 +587,6 @@ class SpankThePig(Rules):
 
     def active_seats(self) -> tuple[str, ...]:
         """Who plays the next round (the tied leaders in sudden death)."""
-        self.sync()
         if len(self.rounds) + 1 > self.regular_rounds:
             return tuple(s for s in self.seats
                          if s not in self.state.knocked and s not in self.state.benched)

@@ -145,6 +145,40 @@ def test_a_round_played_on_the_virtual_box_shows_on_another_scoreboard(
     assert board.locator("#conn").inner_text() == "live"
 
 
+def test_an_early_slapper_is_shown_early_not_as_never_having_slapped(
+        browser: Any, live: Live) -> None:
+    board = page(browser, live.url)
+    live.wait_race(1)
+    live.press_at("Blue", -50)  # its edge in the cadence: early, and no slap in the race
+    for i, seat in enumerate(("Red", "Green", "Yellow")):
+        live.press_at(seat, 100 + 30 * i)
+    live.end_window()
+    row = board.locator("#reactions li").filter(has_text="Blue")
+    row.filter(has_text="early by 50 ms").wait_for()
+    assert "never" not in row.inner_text()
+
+
+def test_a_sudden_death_round_lists_the_press_of_the_seat_it_knocked_out(
+        browser: Any, tmp_path: Path, mock_factory: Any) -> None:
+    with serving(tmp_path, {**FAST, "deck": 4}, auto=False) as live:
+        board = page(browser, live.url)
+        engine = live.table.engine
+        assert engine is not None
+        engine.command("next_round")
+        live.wait_race(1)
+        for i, seat in enumerate(("Blue", "Red", "Green", "Yellow")):  # Yellow last: the rest tie
+            live.press_at(seat, 100 + 30 * i)
+        live.wait_phase("ruled")
+        engine.command("next_round")  # sudden death: Blue, Red, Green
+        live.wait_race(2)
+        for seat, at in (("Blue", 200), ("Red", 300), ("Green", 509)):  # Green last: out
+            live.press_at(seat, at)
+        live.wait_phase("ruled")
+        row = board.locator("#reactions li").filter(has_text="Green")
+        row.filter(has_text="509 ms").wait_for()
+        assert board.locator("#reactions li").count() == 3  # Yellow sat it out
+
+
 def test_a_split_round_is_settled_from_the_judge_panel(browser: Any, live: Live) -> None:
     board = page(browser, live.url, 1920, 1080)
     judge = page(browser, live.url + "judge")

@@ -308,3 +308,18 @@ def test_bad_first_lines() -> None:
         run(game([f"S{i}" for i in range(8)]))
     with pytest.raises(LogError, match="line 3: not valid JSON"):
         replay(['{"type": "game", "game": "spank-the-pig", "seats": ["A", "B"]}', "", "{oops"])
+
+
+def test_an_early_slap_carries_no_margin_against_the_races_slaps() -> None:
+    """An early slap 0.8 ms before another seat's race slap, with no pig: the early slap is the
+    round's first mistake, ruled with no margin (it competes only with other early slaps; before,
+    it was "by 800 µs", under tie_us, against the race's slap)."""
+    facts = {"type": "facts", "round": 1, "pigs": 0}
+    out = run(game(), cue(1000), press(999.6, "Blue"), press(1000.4, "Red"), facts)
+    early = [r for r in out if r["type"] == "ruling" and r["reason"] == "slap too early"]
+    assert early == [{"type": "ruling", "round": 1, "seat": "Blue", "delta": 1,
+                      "reason": "slap too early", "margin_us": None}]
+    # two early slaps still race each other
+    out = run(game(), cue(1000), press(900, "Blue"), press(950, "Red"), facts)
+    assert [(r["seat"], r["margin_us"]) for r in out if r["type"] == "ruling"] == [
+        ("Blue", 50_000)]

@@ -797,6 +797,7 @@ class Engine:
             "rulings": [o.to_json() for o in outputs if isinstance(o, Ruling)],
             "rulings_said": self.shown([o for o in outputs if isinstance(o, Ruling)]),
             "reactions_us": rules.reactions(latest) if latest else {},
+            "early_us": rules.early(latest) if latest else {},  # slaps before the go-word
             "racing": list(rules.racing(latest)) if latest else list(rules.seats),
             "turn": self._turn(),
             "awaiting": status.awaiting.to_json() if status.awaiting else None,

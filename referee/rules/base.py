@@ -399,6 +399,11 @@ class Rules(ABC):
         opening press came before it in the log."""
         return None
 
+    def early(self, number: int) -> dict[str, int]:
+        """Each seat's early press in round `number`, µs before its cue (games without an early
+        window: empty): the pages show it as early, not as "never pressed"."""
+        return {}
+
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's reaction time in round `number`, µs (games without a cue: empty)."""
         return {}

@@ -471,13 +471,10 @@ class SpankThePig(Rules):
 
         if early:
             # an early press is the round's first mistake: ruled from the early presses alone,
-            # whatever the judge later says about the pigs
+            # whatever the judge later says about the pigs; it competes only with other early
+            # presses, and carries no margin against the race's
             result = race.first(early, tie)
             t0 = min(early.values())
-            if result.seat is not None and count == 0:
-                # with nothing to press for every press was wrong: the runner-up may come later
-                # (each seat by its first wrong press: an early one before one in the race)
-                result = race.Outcome(result.seat, race.first({**pressed, **early}, tie).margin_us)
             if result.too_close:
                 too_close(t0 + (result.margin_us or 0), result.margin_us)
             elif result.seat is not None:
@@ -558,6 +555,11 @@ class SpankThePig(Rules):
 
     def pressers(self, number: int, button: str = "slap") -> frozenset[str]:
         return frozenset(self.rounds[number - 1].race.get(button, {}))
+
+    def early(self, number: int) -> dict[str, int]:
+        """Each seat's first early slap in round `number`, µs before the cue."""
+        rnd = self.rounds[number - 1]
+        return {s: rnd.cue_us - t for s, t in rnd.early["slap"].items() if s in rnd.active}
 
     def announcements(self, number: int) -> list[Phrase]:
         """What to say before round `number` starts (deal at the first, last round...)."""

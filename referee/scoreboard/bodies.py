@@ -200,6 +200,8 @@ class State(Struct, forbid_unknown_fields=True, kw_only=True):
         description="each of `rulings` in the words the referee says it")] | UnsetType = UNSET
     reactions_us: Annotated[dict[str, int], Meta(
         description="seat → reaction time in the latest round, µs")]
+    early_us: Annotated[dict[str, int], Meta(
+        description="seat → how long before the go-word it pressed early, µs")] | UnsetType = UNSET
     racing: Annotated[list[str], Meta(
         description="the seats that raced in the latest round")] | UnsetType = UNSET
     turn: Annotated[str | None, Meta(

@@ -130,9 +130,12 @@
     linesEl.replaceChildren(...lines);
     if (s.quiet) { reactEl.replaceChildren(); return; }
     // the seats that raced this round: not those out, sitting out sudden death, or watching a flip
-    const inRace = new Set(n === s.round && s.racing ? s.racing : s.seat_order);
+    // (the round's own racers include a seat it knocked out: its press is shown, not dropped)
+    const ownRacers = n === s.round && s.racing;
+    const inRace = new Set(ownRacers ? s.racing : s.seat_order);
     const seats = s.seat_order.filter((seat) => inRace.has(seat) &&
-      !(s.seats.find((r) => r.seat === seat) || {}).out);
+      (ownRacers || !(s.seats.find((r) => r.seat === seat) || {}).out));
+    const early = (n === s.round && s.early_us) || {};
     const times = seats.map((seat) => [seat, reactions[seat]]);
     times.sort((a, b) => (a[1] ?? Infinity) - (b[1] ?? Infinity));
     const slowest = Math.max(1, ...times.map(([, t]) => t ?? 0));
@@ -143,6 +146,7 @@
       return el("li", {},
         who(s, seat),
         t === undefined ? el("span", {class: "none"}, n === s.round && racing ? "…"
+          : early[seat] !== undefined ? `early by ${ms(early[seat])}`
           : `never ${(s.words && s.words.pressed) || "pressed"}`) : bar,
         el("span", {class: "ms"}, t === undefined ? "—" : ms(t)));
     }));

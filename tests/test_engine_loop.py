@@ -1364,3 +1364,28 @@ def test_a_game_ended_during_a_race_does_not_keep_waking_the_engine(
     s.run_to(cue + 5000)
     wake = engine.next_wake()
     assert wake is None or wake > engine.now()
+
+
+def test_a_correction_given_during_a_call_is_said_once_the_race_is_over(
+        sim: Callable[..., Sim]) -> None:
+    """The judge corrects round 1 while round 2's cadence is being called: the correction is
+    said between rounds, after round 2's race, never right after "PIG!" (before: at once)."""
+    from referee.events import Facts
+
+    s = sim(SEATS, OPTIONS)
+    engine = s.engine
+    assert engine is not None
+    play_round(s, ["Blue", "Red", "Green"])  # Green last: one whammy
+    cue = s.start_round()
+    s.run_to(cue - 50)  # "Spank… the…": the go-word still to come
+    engine.run_items(Facts(1, {"pigs": 2}))
+    s.run_to(cue + 150)  # the race is on
+    assert "correction" not in said(s)
+    assert {r["seat"]: r["score"] for r in engine.snapshot()["seats"]}["Green"] == 2  # shown
+    for i, seat in enumerate(["Red", "Blue", "Green"]):
+        s.press(seat, cue + 200 + 30 * i)
+    s.run_to(cue + 3000)
+    keys = said(s)
+    assert keys[-3:] == ["correction", "ruling", "ruling"]  # round 1's change, then round 2's
+    at = {k: t for k, _, t in s.voice.said}
+    assert at["correction"] >= cue + 200_000 + 60_000  # not before round 2 was decided

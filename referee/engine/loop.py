@@ -132,6 +132,8 @@ class Engine:
         self.cue_word = ""
         self.calling = ""  # the words of the latest call, for the pages
         self.announced: dict[int, list[Ruling | Awaiting]] = {}
+        # rounds whose change is said once the call and the race are over (True: the judge's)
+        self.held: dict[int, bool] = {}
         self.prefaced: set[int] = set()  # rounds whose "before" announcements were said
         self.correcting = False  # the latest changes came from the judge (a correction)
         self.next_pass_us: int | None = None
@@ -395,8 +397,14 @@ class Engine:
             return
         self.rules.advance(now - self.delivery_us)  # only time every press has reached
         changed = self.rules.take_changed()
-        for number in changed:
-            self._announce(number)
+        for number in changed:  # (whether the judge made the change, remembered while held)
+            self.held[number] = self.held.get(number, False) or self.correcting
+        # a correction of an older round is said between rounds, never over a call or a race
+        calling = self.cue_us is not None or self.rules.status().race_open
+        for number in sorted(self.held):
+            if calling and number in self.announced and number < self.rules.round_count():
+                continue
+            self._announce(number, judged=self.held.pop(number))
         if changed or self.phase() != self.shown_phase:
             # a race can close with nothing to rule (a flip nobody claimed): the pages must
             # still stop showing it as open
@@ -551,7 +559,7 @@ class Engine:
         self._spoken_at_call = self.spoken
         self._publish("state", self.snapshot())
 
-    def _announce(self, number: int) -> None:
+    def _announce(self, number: int, *, judged: bool = False) -> None:
         outputs = self.rules.round_outputs(number)
         before = self.announced.get(number)
         if outputs == before:
@@ -567,7 +575,7 @@ class Engine:
         for r in rulings:
             if r.seat is not None and self.rules.is_loss(r.delta) and self.leds is not None:
                 self.leds.blink(r.seat)
-        correction = (before is not None and self.correcting
+        correction = (before is not None and judged
                       and not any(isinstance(o, Awaiting) for o in before))
         old = [o for o in before or () if isinstance(o, Ruling)]
         if correction and any(r not in rulings for r in old):

@@ -119,3 +119,35 @@ def test_the_keypads_no_rejects_the_open_claim_not_the_one_before(
     lost = {(r["round"], r["seat"]): r["delta"] for r in rulings if r["type"] == "ruling"}
     assert lost[(1, "Blue")] == 1 and lost[(3, "Green")] == 1  # false claims: a letter each
     assert lost[(2, "Green")] == 1  # the ruled claim stands
+
+
+def test_presses_after_too_close_to_call_are_shown_late_never_swallowed(
+        tmp_path: Path, mock_factory: MockFactory) -> None:
+    """After "Too close to call", presses in the rest of the claim's window belong to it and
+    change nothing: the pages get them as late for that round (before: nothing at all)."""
+    import io
+
+    from referee.capture.keyboard import _press_note
+
+    sim = SimTable(tmp_path / "pig.db", mock_factory, SEATS, None, out=io.StringIO())
+    try:
+        sim.start("pig", {"lives": "3", "window_ms": "15000", "pause_ms": "300"})
+        sim.until(lambda s: s["phase"] == "ready")
+        for seat in SEATS:
+            sim.press(seat)
+        sim.wait(3000)
+        claim = sim.clock.t + 1_000_000
+        sim.press("Blue", claim)
+        sim.press("Red", claim + 300_000)
+        sim.press("Green", claim + 300_400)  # 0.4 ms: too close to call
+        sim.wait(2000)
+        assert sim.engine.command("snapshot")["rulings"][0]["reason"] == "too close to call"
+        before = len(sim.events)
+        sim.press("Red", claim + 4_000_000)  # another four of a kind? inside the old window
+        shown = [d for k, d in sim.events[before:] if k == "state"]
+        assert shown and shown[-1]["late_us"] == {"Red": 4_000_000}
+        note = _press_note(sim.engine, "Blue", "slap")
+        assert note == ": late for round 1, already ruled: it changes nothing"
+        assert sim.engine.rules.round_count() == 1  # no new claim
+    finally:
+        sim.close()

@@ -147,6 +147,8 @@ def _press_note(engine: Any, seat: str, button: str) -> str:
             return ""  # Pig: a press with no claim open is a claim
         return ": between rounds, presses are ignored"
     number = rules.round_count()
+    if number in engine.announced:  # the window outlasts the ruling (a claim's)
+        return f": late for round {number}, already ruled: it changes nothing"
     if button == "slap" and seat in rules.reactions(number):
         return f": {seat} already pressed in round {number}; only the first press counts"
     if not rules.ROUNDS_FROM_CUES:

@@ -296,7 +296,11 @@ class Engine:
             return
         what = self.rhythm.press(press.seat, press.t_us)
         if what == "game":
+            number = self.rules.round_count()
+            late = self.rules.late(number) if number else {}
             self.feed(press)
+            if number and self.rules.late(number) != late:  # shown as late, never lost
+                self._publish("state", self.snapshot())
             return
         self.presses_not_played += 1
         if what == "ready":
@@ -806,6 +810,7 @@ class Engine:
             "rulings_said": self.shown([o for o in outputs if isinstance(o, Ruling)]),
             "reactions_us": rules.reactions(latest) if latest else {},
             "early_us": rules.early(latest) if latest else {},  # slaps before the go-word
+            "late_us": rules.late(latest) if latest else {},  # after the ruling: change nothing
             "racing": list(rules.racing(latest)) if latest else list(rules.seats),
             "turn": self._turn(),
             "awaiting": status.awaiting.to_json() if status.awaiting else None,

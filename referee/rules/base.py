@@ -399,6 +399,11 @@ class Rules(ABC):
         opening press came before it in the log."""
         return None
 
+    def late(self, number: int) -> dict[str, int]:
+        """Presses that belong to round `number` after it was ruled and change nothing, µs after
+        its start (games whose window outlasts the ruling: Pig's claims); shown as late."""
+        return {}
+
     def early(self, number: int) -> dict[str, int]:
         """Each seat's early press in round `number`, µs before its cue (games without an early
         window: empty): the pages show it as early, not as "never pressed"."""

@@ -299,6 +299,20 @@ class Pig(RederivedRules):
         rnd = self.rounds[number - 1]
         return {s: t - rnd.claim_us for s, t in rnd.presses.items()}
 
+    def late(self, number: int) -> dict[str, int]:
+        """Presses in round `number`'s window after it was ruled (each seat's first, µs after the
+        claim): they belong to it and change nothing, and are shown as late, never lost."""
+        rnd = self.rounds[number - 1]
+        if not rnd.closed:
+            return {}
+        late: dict[str, int] = {}
+        i = bisect_left(self.presses, (rnd.close_us,))
+        while i < len(self.presses) and self.presses[i][0] < rnd.window_end_us:
+            t, _, seat = self.presses[i]
+            late.setdefault(seat, t - rnd.claim_us)
+            i += 1
+        return late
+
     def announcements(self, number: int) -> list[Phrase]:
         """What to say before round `number` can start: dealing before round 1; after round
         `number - 1` is ruled, lives lost (P, I, G), eliminations with the set to remove, and the

@@ -202,6 +202,9 @@ class State(Struct, forbid_unknown_fields=True, kw_only=True):
         description="seat → reaction time in the latest round, µs")]
     early_us: Annotated[dict[str, int], Meta(
         description="seat → how long before the go-word it pressed early, µs")] | UnsetType = UNSET
+    late_us: Annotated[dict[str, int], Meta(
+        description="seat → its press after the latest round was ruled, which changes nothing, "
+                    "µs after the round's start")] | UnsetType = UNSET
     racing: Annotated[list[str], Meta(
         description="the seats that raced in the latest round")] | UnsetType = UNSET
     turn: Annotated[str | None, Meta(

@@ -127,6 +127,11 @@
     } else {
       lines = rulings.map((r) => el("li", {}, rulingLine(s, r)));
     }
+    const late = n === s.round ? Object.keys(s.late_us || {}) : [];
+    if (late.length) {  // presses after the ruling: they belong to the round and change nothing
+      lines.push(el("li", {class: "what late"},
+        `Late for round ${n}: ${late.join(", ")}. Nothing changes.`));
+    }
     linesEl.replaceChildren(...lines);
     if (s.quiet) { reactEl.replaceChildren(); return; }
     // the seats that raced this round: not those out, sitting out sudden death, or watching a flip

@@ -13,13 +13,14 @@ play there.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from referee.events import Awaiting, Cue, Press, Reason, Ruling, StandingRow, Standings, places
 from referee.rules import race
 from referee.rules.base import Phrase, RederivedRules, Shared, Status
-from referee.rules.declare import Call, Fact, Option, Schedule
+from referee.rules.declare import Call, Fact, Option, Schedule, UnitWords
 
 
 class Beep(Reason):
@@ -45,7 +46,13 @@ class FirstAfterTheBeep(RederivedRules):
     SEATS: ClassVar[tuple[int, int]] = (2, 4)
     UNIT: ClassVar[str] = "points"
     UNIT_WORDS: ClassVar[tuple[str, str]] = ("point", "points")
+    UNIT_SAID: ClassVar[UnitWords] = UnitWords("{n} point", "{n} points", loss="{count} lost",
+                                               gain="{count}")
     MORE_WINS: ClassVar[bool] = True
+    # its own words, beside its rules, as any game's: the voice has none of them
+    PHRASES: ClassVar[Mapping[str, Sequence[str]]] = {
+        "beep": ("Ready,", "BEEP!"), "beep_rules": ("{rounds} beeps. First to press wins.",)}
+    CALLS: ClassVar[tuple[str, ...]] = ("beep",)
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.number("rounds", 3, 1, 20, unit="beeps", label="Beeps",
                       help="how many beeps a game has"),
@@ -185,6 +192,3 @@ def _add(scores: dict[str, int], outputs: list[Ruling | Awaiting]) -> None:
         if isinstance(o, Ruling) and o.seat is not None:
             scores[o.seat] = max(0, scores[o.seat] + o.delta)
 
-
-# Its words, as a translator adds a game's phrases to the phrase table.
-PHRASES = {"beep": ["Ready,", "BEEP!"], "beep_rules": ["{rounds} beeps. First to press wins."]}

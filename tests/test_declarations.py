@@ -274,7 +274,7 @@ def test_the_voice_gets_ready_for_what_the_game_will_say(tmp_path: Path, game: s
         asked = [text(k, p).removeprefix("Judge: ") for k, p in voice.warmed if k == "awaiting"]
         assert asked == questions
         assert [k for k, _ in voice.warmed if k != "awaiting"] == [
-            k for k, _ in engine.rules.announcements(1)]
+            k for k, _ in (*engine.rules.announcements(1), *engine.rules.said_ahead())]
         assert voice.reasons == engine.rules.reason_texts() and voice.reasons  # ruling pieces
         engine.stop()
     finally:
@@ -307,6 +307,6 @@ def test_an_unclear_race_is_said_as_unclear_not_as_a_clean_round(tmp_path: Path)
         engine.step()
         said = [key for key, _, _ in voice.said]
         assert "unclear" in said and "nobody" not in said
-        assert engine.last_said == "Unclear: 2 did not touch the nose: nobody loses."
+        assert engine.last_said == "Unclear: two did not touch the nose. Nobody loses."
     finally:
         store.close()

@@ -24,7 +24,7 @@ The rules, in plain words (PRODUCT.md, "Pig's Tail"; the seed rule sheet):
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -40,7 +40,7 @@ from referee.events import (
 )
 from referee.rules import race
 from referee.rules.base import Phrase, RederivedRules, Shared, Status
-from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
+from referee.rules.declare import Call, Fact, Option, RulesError, Schedule, UnitWords
 
 CARDS = 52
 
@@ -85,6 +85,12 @@ class PigsTail(RederivedRules):
     SEATS: ClassVar[tuple[int, int]] = (2, 8)
     UNIT: ClassVar[str] = "cards"
     UNIT_WORDS: ClassVar[tuple[str, str]] = ("card", "cards")
+    UNIT_SAID: ClassVar[UnitWords] = UnitWords("{n} card", "{n} cards", gain="{count} back")
+    PHRASES: ClassVar[Mapping[str, Sequence[str]]] = {
+        "turn": ("{seat},", "flip!"),  # the call: the cue is "flip!"
+        "deal_ring": ("Shuffle all fifty-two cards and lay them face down in a ring.",),
+    }
+    CALLS: ClassVar[tuple[str, ...]] = ("turn",)
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.choice("take", "flipper", ("flipper", "slowest"), label="Who takes the pile",
                       help="who takes the pile on a match",

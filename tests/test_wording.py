@@ -252,3 +252,24 @@ def test_co_champions_are_named_as_a_list(tables: Any) -> None:
     t.at(100)
     t.engine._command(Command("end"))
     assert t.said()[-1] == "Blue, Red and Green are co-champions!"
+
+
+def test_a_game_s_phrase_the_voice_was_not_given_is_said_as_its_name(
+        tables: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game whose announcement names a phrase it forgot to declare still plays: the voice says
+    the key's name (the made-up game's phrases were once added to the voice's own table by the
+    tests, and a key missing there raised KeyError at the table)."""
+    from tests.made_up_game import FirstAfterTheBeep
+    from tests.support import register_game
+
+    class Forgetful(FirstAfterTheBeep):
+        NAME = "forgetful-beep"
+        PHRASES = {"beep": ("Ready,", "BEEP!")}  # no "beep_rules"
+
+    register_game(monkeypatch, Forgetful)
+    t = tables(Forgetful.NAME, ("Ann", "Bob"), {"rounds": 1})
+    cue = t.call()
+    t.press("Ann", cue + 120 * MS)
+    t.at(1500)
+    assert t.said()[:2] == ["beep rules", "Ready, BEEP!"]
+    assert t.said()[2] == "Ann: first after the beep. One point."

@@ -143,7 +143,7 @@ class Engine:
         self.spoken = 0  # phrases said so far (a round that said nothing keeps the turn pace)
         self._spoken_at_call = 0
         self.shown_phase = ""  # the phase of the latest state sent to the pages
-        self.calling_seat: str | None = None  # the seat it named ("Blue, flip!")
+        self.calling_seat: str | None = None  # the seat its call named ("Blue, ..." )
         self.storage_full = ""  # the one line said when the log could not grow; "" while it can
 
     @property
@@ -473,7 +473,7 @@ class Engine:
         self._say_ready()
 
     def _pass_beat(self, now: int) -> None:
-        """The game's beat phrase ("Pass!") every so often while it plays, if it has one (not a
+        """The game's beat phrase every so often while it plays, if it has one (not a
         cue; never logged)."""
         pace = self.rules.schedule()
         if not pace.beat_ms or pace.beat is None or self.rhythm.phase is not Phase.PLAYING:

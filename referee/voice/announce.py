@@ -100,7 +100,7 @@ class PrintAnnouncer:
             print("  » " + " … ".join(words), file=self.out, flush=True)
             return cue
         # beat by beat as it would sound, so a player reading the screen sees the go-word at
-        # the cue (printed at once, "PIG!" showed a whole cadence early: every slap was early)
+        # the cue (printed at once, the go-word showed a whole cadence early: every slap was early)
         for i, word in enumerate(words):
             at = start + tempo_ms * 1000 * i
             line = "  » " + word + (" …" if i < len(words) - 1 else "")

@@ -46,7 +46,7 @@ ENGLISH: dict[str, list[str]] = {
     "too_close_never": ["{seats} never {pressed}: too close to call."],
     "nobody": ["Clean round."],
     "unclear": ["{Reason}. Nobody loses."],  # {Reason}: the ruling's, capitalised
-    # a correction says what changed, seat by seat ({changes}: "Dev, one whammy; Ben, ...")
+    # a correction says what changed, seat by seat ({changes}: "Dev, one point; Ben, ...")
     "correction": ["Correction, round {round}: {changes}."],
     "change": ["{seat}, {count_words}"],  # one seat's change in a correction
     # the judge ({question}: the judge_<fact> phrases of the facts asked, else the game's own)
@@ -80,7 +80,7 @@ PARTS = ("what_margin", "what_never", "change", "standing_row")
 
 class SaidUnit(Protocol):
     """How a game's score is said (the rules declare one): `one` and `many`, a count of it
-    ("{n} whammy", "{n} whammies": {n} is the number in words); `loss` and `gain`, a change bad
+    ("{n} point", "{n} points": {n} is the number in words); `loss` and `gain`, a change bad
     or good for its seat ("{count} lost", "{count} back": {count} is the count, {n} the number).
     A score is said as what it counts: losses where fewer wins, gains where more wins."""
 
@@ -249,7 +249,7 @@ def _capital(said: str, capital: bool) -> str:
 
 
 def unit_count(n: int, book: Phrasebook = NO_GAME, language: str = "en") -> str:
-    """ "one whammy", "two lives", "13 cards": a count of the game's unit (n ≥ 0)."""
+    """ "one point", "two points", "13 points": a count of the game's unit (n ≥ 0)."""
     form = book.unit.one if abs(n) == 1 else book.unit.many
     return _fill(form, {"n": number_words(abs(n), language)})
 
@@ -257,7 +257,7 @@ def unit_count(n: int, book: Phrasebook = NO_GAME, language: str = "en") -> str:
 def count_words(n: int, book: Phrasebook = NO_GAME, language: str = "en", *,
                 capital: bool = True) -> str:
     """A ruling's or a change's count in the game's words: a loss or a gain for its seat by the
-    score's direction ("One whammy", "One off the whammy pile", "Two lives lost", "One point");
+    score's direction ("One point", "One point lost", "Two points back");
     a zero (or a standing score) as what the score counts: losses where fewer wins, gains where
     more wins."""
     gain = n < 0 if not book.more_wins else n >= 0
@@ -279,7 +279,7 @@ def list_words(names: Sequence[str], language: str = "en") -> str:
 
 def question_text(need: Sequence[str], asks: Sequence[str] = (), language: str = "en", *,
                   book: Phrasebook = NO_GAME) -> str:
-    """What the judge is asked, one sentence per fact ("Pig or no pig? Double or no double?"):
+    """What the judge is asked, one sentence per fact ("Heard or not heard? Seen or not seen?"):
     the voice says it after "Judge:" and the pages show it, from this one place. A fact is asked
     by its judge_<fact> phrase when a translation (or its game) has one, else in its game's words
     (`asks`, the fact's declared question), else by its name."""
@@ -297,7 +297,7 @@ def question_text(need: Sequence[str], asks: Sequence[str] = (), language: str =
 
 def _reason_said(ruling: Ruling, language: str) -> str:
     """The ruling's reason as said: a count among its fillers in words ("unclear: three did not
-    touch the nose"), the log's digits being no sentence."""
+    press"), the log's digits being no sentence."""
     if not ruling.words:
         return ruling.text
     fillers = {k: number_words(int(v), language) if v.isdigit() else v for k, v in ruling.words}
@@ -315,8 +315,8 @@ def ruling_phrase(
     """The phrase key and parameters that announce one ruling: its reason's phrase key ("ruling":
     the seat, what it did and its count). `never`: the seats of the race that never pressed; a
     ruling on one of them says so instead of a margin to the window's end ("Yellow never
-    slapped: last to spank the pig"), and a photo finish between them names them ("Red and
-    Yellow never slapped: too close to call"). `pressed`: what they did not do ("slapped")."""
+    pressed: last to press"), and a photo finish between them names them ("Red and Yellow never
+    pressed: too close to call"). `pressed`: what they did not do (the game's word)."""
     key = ruling.reason.phrase
     if key == "too_close" and ruling.margin_us == 0 and len(never) >= 2:
         return "too_close_never", {"seats": list(never), "pressed": pressed}
@@ -345,7 +345,7 @@ def ruling_phrase(
 def ruling_shown(key: str, params: dict[str, Any], language: str = "en", *,
                  book: Phrasebook = NO_GAME) -> dict[str, str]:
     """A ruling as the pages show it, in the words it is said with: `said`, the whole sentence;
-    `what`, the part beside the seat's name and count ("last to spank the pig by 42
+    `what`, the part beside the seat's name and count ("last to press by 42
     milliseconds"), or the whole sentence when no seat is named."""
     said = text(key, params, language, book=book)
     return {"said": said, "what": str(params["what"]) if "what" in params else said}
@@ -354,7 +354,7 @@ def ruling_shown(key: str, params: dict[str, Any], language: str = "en", *,
 def correction_changes(before: Sequence[Ruling], after: Sequence[Ruling],
                        book: Phrasebook = NO_GAME, language: str = "en") -> str:
     """What a correction changed, seat by seat, in the game's loss and gain words: "Dev, one
-    off the whammy pile; Ben, one whammy" (each seat's total for the round, before and after);
+    point lost; Ben, one point" (each seat's total for the round, before and after);
     "" if nothing changed."""
     totals: dict[str, int] = {}
     order: list[str] = []
@@ -439,7 +439,7 @@ def prerender_texts(seats: Sequence[str], language: str = "en",
 
 def standings_text(rows: Iterable[tuple[str, int]], book: Phrasebook = NO_GAME,
                    language: str = "en") -> str:
-    """ "Blue, one whammy. Red, two whammies." for (seat, score) rows in place order: each score
+    """ "Blue, two points. Red, one point." for (seat, score) rows in place order: each score
     said as what it counts (see `count_words`)."""
     return " ".join(
         text("standing_row", {"seat": seat, "count_words": count_words(

@@ -143,7 +143,7 @@ class Engine:
         self.spoken = 0  # phrases said so far (a round that said nothing keeps the turn pace)
         self._spoken_at_call = 0
         self.shown_phase = ""  # the phase of the latest state sent to the pages
-        self.calling_seat: str | None = None  # the seat its call named ("Blue, ..." )
+        self.calling_seat: str | None = None  # the seat its call named
         self.storage_full = ""  # the one line said when the log could not grow; "" while it can
 
     @property
@@ -529,7 +529,7 @@ class Engine:
                       and not any(isinstance(o, Awaiting) for o in before))
         old = [o for o in before or () if isinstance(o, Ruling)]
         if correction and any(r not in rulings for r in old):
-            # a ruling was taken back: say who takes or sheds what, then the new rulings why
+            # a ruling was taken back: say each seat's change, then the new rulings why
             changes = correction_changes(old, rulings, self.book)
             if changes:  # (no score changed: the new rulings below say why)
                 self.say("correction", {"round": number, "changes": changes}, interrupt=True)

@@ -81,6 +81,9 @@ class StubVoice:
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         pass
 
+    def learn(self, book: Any) -> None:
+        pass
+
     def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = ()) -> None:
         pass
 

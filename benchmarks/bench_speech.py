@@ -61,7 +61,10 @@ def stats(values: list[float]) -> str:
 
 
 def bench_render(seats: list[str], cache: Path) -> None:
-    lines = [line.text for line in table_lines(seats)]
+    from referee.engine.loop import phrasebook
+    from referee.rules.spank import SpankThePig
+
+    lines = [line.text for line in table_lines(seats, book=phrasebook(SpankThePig))]
     cold = Renderer(SpeechOptions(cache_dir=cache))
     t = time.perf_counter()
     cold.clips(lines)

@@ -12,14 +12,14 @@ play there.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from referee.events import Awaiting, Cue, Press, Reason, Ruling
 from referee.rules import race
 from referee.rules.base import Phrase, RederivedRules, Shared
-from referee.rules.declare import Call, Fact, Option, Schedule
+from referee.rules.declare import Call, Fact, Option, Schedule, UnitWords
 from referee.rules.turns import Pile, Turn, TurnRules, turn_options
 
 
@@ -46,7 +46,13 @@ class FirstAfterTheBeep(RederivedRules):
     SEATS: ClassVar[tuple[int, int]] = (2, 4)
     UNIT: ClassVar[str] = "points"
     UNIT_WORDS: ClassVar[tuple[str, str]] = ("point", "points")
+    UNIT_SAID: ClassVar[UnitWords] = UnitWords("{n} point", "{n} points", loss="{count} lost",
+                                               gain="{count}")
     MORE_WINS: ClassVar[bool] = True
+    # its own words, beside its rules, as any game's: the voice has none of them
+    PHRASES: ClassVar[Mapping[str, Sequence[str]]] = {
+        "beep": ("Ready,", "BEEP!"), "beep_rules": ("{rounds} beeps. First to press wins.",)}
+    CALLS: ClassVar[tuple[str, ...]] = ("beep",)
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.number("rounds", 3, 1, 20, unit="beeps", label="Beeps",
                       help="how many beeps a game has"),
@@ -151,9 +157,6 @@ def _add(scores: dict[str, int], outputs: list[Ruling | Awaiting]) -> None:
             scores[o.seat] = max(0, scores[o.seat] + o.delta)
 
 
-# Its words, as a translator adds a game's phrases to the phrase table.
-PHRASES = {"beep": ["Ready,", "BEEP!"], "beep_rules": ["{rounds} beeps. First to press wins."]}
-
 
 # --------------------------------------------------------------------------------------------
 # A second made-up game, turn-based, over the framework's turn base
@@ -202,10 +205,13 @@ class SnapGrab(TurnRules):
              answers=("Match", "No match")),
     )
     REASONS: ClassVar[tuple[type[Reason], ...]] = (Grab,)
-    PHRASES: ClassVar[dict[str, list[str]]] = {
-        "snap_turn": ["{seat},", "snap!"],
-        "snap_rules": ["{cards} cards. Grab the pile on a match."],
+    UNIT_SAID: ClassVar[UnitWords] = UnitWords("{n} card", "{n} cards", loss="{count} put back",
+                                               gain="{count}")
+    PHRASES: ClassVar[Mapping[str, Sequence[str]]] = {
+        "snap_turn": ("{seat},", "snap!"),
+        "snap_rules": ("{cards} cards. Grab the pile on a match.",),
     }
+    CALLS: ClassVar[tuple[str, ...]] = ("snap_turn",)
 
     def deck(self) -> int:
         return int(self.options["cards"])

@@ -35,27 +35,100 @@ PACKAGE = Path(referee.__file__).parent
 S = 1_000_000
 
 
+NUMBERS = r"(?:\d+|\{n\}|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+
+
 def _game_words() -> set[str]:
-    """Every word that names a game or its own things: log names, titles, units, variants."""
-    found = {"spank", "pig", "pigs", "whammy", "whammies", "spoon", "spoons", "nose", "tongue"}
+    """Every word that names a game or its own things: log names, titles, units, variants, the
+    words of its calls ("Spank", "PIG!", "flip!", "Pass!") and of the judge's example penalty."""
+    found = {"spank", "pig", "pigs", "whammy", "whammies", "spoon", "spoons", "nose", "tongue",
+             "hippo"}
     for name, cls in games().items():
         found |= {name, cls.TITLE.lower(), cls.UNIT, *cls.UNIT_WORDS}
         for option in cls.OPTIONS:
             found |= {str(c).lower() for c in option.choices if isinstance(c, str) and
-                      c not in ("off", "nothing", "buttons", "judge")}
+                      c not in ("off", "nothing", "buttons", "judge", "slowest")}
     return found - {"cards", "card", "lives", "letter", "letters"}  # plain English words too
 
 
-@pytest.mark.parametrize("part", ["engine", "scoreboard", "cli"])
-def test_the_engine_scoreboard_and_cli_name_no_game(part: str) -> None:
-    words = _game_words()
-    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in sorted(words, key=len,
-                                                                          reverse=True)) + r")\b",
-                         re.IGNORECASE)
-    for path in sorted((PACKAGE / part).rglob("*.py")):
+def _game_pattern() -> re.Pattern[str]:
+    """A game's words, or a count of a game's unit ("one whammy", "two lives", "18 cards"), or
+    the longest fixed part of one of its own phrases ("face-up cards into your whammy pile")."""
+    words = sorted(_game_words(), key=len, reverse=True)
+    units = {w for cls in games().values() for form in (cls.unit_said().one, cls.unit_said().many)
+             for w in [form.replace("{n}", "").strip()]}
+    chunks = {max(re.split(r"\{[^}]*\}", beat), key=len).strip()
+              for cls in games().values() for beats in cls.PHRASES.values() for beat in beats}
+    beats = {b for cls in games().values() for call in cls.CALLS for b in cls.PHRASES[call]
+             if "{" not in b and len(b) > 3}  # a call's own words: "Spank", "PIG!", "flip!"
+    return re.compile("|".join([
+        r"\b(" + "|".join(re.escape(w) for w in words) + r")\b",
+        NUMBERS + r" (" + "|".join(re.escape(u) for u in sorted(units)) + r")\b",
+        *(re.escape(c) for c in sorted(chunks) if len(c) >= 12),
+        *(re.escape(b) + ("" if b[-1] in "!,." else r"\b") for b in sorted(beats))]),
+        re.IGNORECASE)
+
+
+# Lines that still name a game, in parts other engineers of issue 22 clean: the lead removes
+# each entry once its part is merged (the test fails on an entry that no longer matches).
+KNOWN_GAME_WORDS = {
+    ("cli/buttons.py", "lives here"): "cli: an English verb the unit pattern catches",
+    ("cli/common.py", "18 cards to each player"): "cli: a docstring's example of a deal",
+    ("web/templates/judge.html", "slapped the hippo"): "web: the penalty reason offered in "
+                                                       "every game (issue 22)",
+    ("web/static/common.js", "a flipper claims"): "web: a comment naming Pig's Tail's flipper",
+}
+PARTS_NAMING_NO_GAME = ["engine", "scoreboard", "voice", "cli", "web"]
+
+
+def _files(part: str) -> list[Path]:
+    if part == "web":
+        return sorted(p for p in (PACKAGE.parent / "web").rglob("*") if p.is_file()
+                      and p.suffix in (".html", ".js", ".css"))
+    return sorted((PACKAGE / part).rglob("*.py"))
+
+
+@pytest.mark.parametrize("part", PARTS_NAMING_NO_GAME)
+def test_no_part_but_the_rules_names_a_game(part: str) -> None:
+    """Issue 22: a grep finds no game's words in the engine, scoreboard, voice, cli or web/
+    (a game is one module: its phrases, units and calls are declared beside its rules)."""
+    pattern = _game_pattern()
+    known = {k: v for k, v in KNOWN_GAME_WORDS.items() if k[0].startswith(part + "/")}
+    seen, hits = set(), []
+    for path in _files(part):
+        where = str(path.relative_to(PACKAGE.parent if part == "web" else PACKAGE))
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             found = pattern.search(line)
-            assert found is None, f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
+            entry = next((k for k in known if k[0] == where and k[1] in line), None)
+            if entry is not None:
+                seen.add(entry)
+            elif found is not None:
+                hits.append(f"{where}:{number}: {found.group(0)!r} in {line.strip()}")
+    assert not hits, "\n".join(hits)
+    assert seen == set(known), f"clean now, drop from KNOWN_GAME_WORDS: {set(known) - seen}"
+
+
+def test_the_game_word_grep_finds_a_game_s_words() -> None:
+    """The grep above can fail: it finds each kind of game word it looks for."""
+    pattern = _game_pattern()
+    for line in ('say("Spank", "the", "PIG!")', "Blue, flip!", "Pass!", "two lives lost",
+                 "one whammy", "18 cards", "{n} cards", "take 3 face-up cards into your whammy pile.",
+                 "slapped the hippo", "pigs-tail", "Pig's Tail"):
+        assert pattern.search(line), line
+    for line in ("the sound card", "a USB card may appear", "one set of four", "press a button"):
+        assert not pattern.search(line), line
+
+
+def test_nothing_outside_the_tests_names_the_made_up_game() -> None:
+    """The made-up game brings its own phrases (no test adds them to the voice's table)."""
+    from tests.made_up_game import FirstAfterTheBeep
+
+    names = {FirstAfterTheBeep.NAME, *FirstAfterTheBeep.PHRASES, "made_up_game"}
+    pattern = re.compile("|".join(re.escape(n) for n in names))
+    for part in PARTS_NAMING_NO_GAME:
+        for path in _files(part):
+            assert not pattern.search(path.read_text()), path
+    assert set(FirstAfterTheBeep.PHRASES) >= set(FirstAfterTheBeep.CALLS) == {"beep"}
 
 
 def test_nothing_probes_a_game_or_the_engine_s_ports() -> None:
@@ -274,7 +347,7 @@ def test_the_voice_gets_ready_for_what_the_game_will_say(tmp_path: Path, game: s
         asked = [text(k, p).removeprefix("Judge: ") for k, p in voice.warmed if k == "awaiting"]
         assert asked == questions
         assert [k for k, _ in voice.warmed if k != "awaiting"] == [
-            k for k, _ in engine.rules.announcements(1)]
+            k for k, _ in (*engine.rules.announcements(1), *engine.rules.said_ahead())]
         assert voice.reasons == engine.rules.reason_texts() and voice.reasons  # ruling pieces
         engine.stop()
     finally:
@@ -307,6 +380,6 @@ def test_an_unclear_race_is_said_as_unclear_not_as_a_clean_round(tmp_path: Path)
         engine.step()
         said = [key for key, _, _ in voice.said]
         assert "unclear" in said and "nobody" not in said
-        assert engine.last_said == "Unclear: 2 did not touch the nose: nobody loses."
+        assert engine.last_said == "Unclear: two did not touch the nose. Nobody loses."
     finally:
         store.close()

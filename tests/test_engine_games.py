@@ -96,7 +96,7 @@ def test_pigs_tail_whole_game_of_52_flips_replays(sim: Callable[..., Sim], take:
     assert breaks == sum(1 for key, _, _ in s.voice.said if key == "quiet_table") == 0
     turns = [(key, params) for key, params, _ in s.voice.said if key == "turn"]
     assert turns == [("turn", {"seat": "Blue" if n % 2 else "Red"}) for n in range(1, 53)]
-    assert words("turn", {"seat": "Blue"}) == ["Blue,", "flip!"]
+    assert words("turn", {"seat": "Blue"}, book=s.voice.book) == ["Blue,", "flip!"]
     final = s.check_log_replays_to_live()
     assert final["final"] is True
     assert sum(1 for line in s.exported() if '"type": "cue"' in line) == 52

@@ -52,7 +52,7 @@ class Clock:
 
 def said_text(voice: PrintAnnouncer) -> list[str]:
     """Every phrase said, as the table hears it."""
-    return [text(k, p) for k, p, _ in voice.said]
+    return [voice.text(k, p) for k, p, _ in voice.said]
 
 
 # -- the thread's loop, each wait a move of the simulated clock -------------------------------
@@ -415,12 +415,9 @@ def test_game_over_in_a_unit_the_voice_has_no_words_for_uses_the_games_own(
 
 
 def made_up_game(monkeypatch: pytest.MonkeyPatch) -> str:
-    from referee.voice.phrases import ENGLISH
-    from tests.made_up_game import PHRASES, FirstAfterTheBeep
+    from tests.made_up_game import FirstAfterTheBeep
 
-    register_game(monkeypatch, FirstAfterTheBeep)
-    for name, beats in PHRASES.items():
-        monkeypatch.setitem(ENGLISH, name, beats)
+    register_game(monkeypatch, FirstAfterTheBeep)  # its phrases come with it
     return FirstAfterTheBeep.NAME
 
 
@@ -496,7 +493,7 @@ def judged(s: Sim, order: list[str], answer: str = "yes", *, button: str = "slap
     s.run_until(lambda: number in engine.announced, limit_ms=3000, step_ms=10)
     if engine.rules.status().awaiting is not None:
         key(s, answer)
-    return [text(k, p) for k, p, _ in list(s.voice.said)[before:]]
+    return [s.voice.text(k, p) for k, p, _ in list(s.voice.said)[before:]]
 
 
 def test_a_seat_that_never_slapped_is_said_to_have_never_slapped(sim: Callable[..., Sim]) -> None:
@@ -813,8 +810,8 @@ class Voice(PrintAnnouncer):
 
 
 @pytest.mark.parametrize(("game", "options", "line"), [
-    ("spank-the-pig", OPTIONS, "Correction, round 1: Red sheds one whammy."),
-    ("beep", {"window_ms": "1000"}, "Correction, round 1: Red gives one point back."),
+    ("spank-the-pig", OPTIONS, "Correction, round 1: Red, one off the whammy pile."),
+    ("beep", {"window_ms": "1000"}, "Correction, round 1: Red, one point lost."),
 ])
 def test_a_penalty_taken_back_is_said_as_a_correction_in_the_games_words_and_cuts_in(
         sim: Callable[..., Sim], monkeypatch: pytest.MonkeyPatch, game: str,

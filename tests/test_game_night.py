@@ -176,16 +176,16 @@ EXPECTED = [
     "Red and Green never slapped: too close to call.",
     CADENCE, f"Red: {R30}",
     # an older round corrected (two pigs): what changed, then the round's new ruling; play goes on
-    "Correction, round 1: Green takes one whammy.",
+    "Correction, round 1: Green, one whammy.",
     "Green: last to spank the pigs by 30 milliseconds. Two whammies.",
     CADENCE, f"Blue: {R30}", "Last round!",
     "Nothing to undo.",  # keypad UNDO cannot reach round 1 from round 4
     # the judge's penalty in the current round is said as a ruling; the keypad UNDO takes it back
-    "Blue: slapped the hippo. One whammy.", "Correction, round 4: Blue sheds one whammy.",
+    "Blue: slapped the hippo. One whammy.", "Correction, round 4: Blue, one off the whammy pile.",
     "Paused. Press your slap button to go on.",  # Green held the slap button for 2 s
     "Here we go.",  # Blue's press resumed
-    CADENCE, f"Blue: {R30}", "Sudden death: Blue, Red, Green.",
-    CADENCE, f"Green: {R30}", "Sudden death: Blue, Red.",
+    CADENCE, f"Blue: {R30}", "Sudden death: Blue, Red and Green.",
+    CADENCE, f"Green: {R30}", "Sudden death: Blue and Red.",
     CADENCE, f"Red: {R30}",
     "Game over. Blue, two whammies. Red, three whammies. Green, three whammies.",
     "Blue is the champion!",
@@ -265,11 +265,11 @@ def check_evening(said: list[str], marks: dict[str, Any]) -> None:
     # the correction of round 1 is said, the keypad UNDO of round 1 is refused aloud
     assert any(s.startswith("Correction, round 1:") for s in said)
     # (the keypad UNDO refused first, then the one that took the round-4 penalty back)
-    assert said.index("Nothing to undo.") < said.index("Correction, round 4: Blue sheds one whammy.")
+    assert said.index("Nothing to undo.") < said.index("Correction, round 4: Blue, one off the whammy pile.")
     # the end: each end-of-game phrase exactly once, after sudden death
     assert [s for s in said if s.startswith("Game over.")] == [said[-4]]
     assert said[-3] == "Blue is the champion!" and said.count("Blue is the champion!") == 1
-    assert any(s.startswith("Sudden death: Blue, Red, Green") for s in said)
+    assert any(s.startswith("Sudden death: Blue, Red and Green") for s in said)
     # the early slap was ruled at once
     first = said.index(CADENCE, marks["before_last_ready"])
     assert said[first + 1] == "Red: slap too early. One whammy."

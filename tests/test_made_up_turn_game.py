@@ -160,9 +160,6 @@ def test_the_scoreboard_offers_the_turn_game_with_its_own_declarations(
         table.close()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22, the voice: a fact's question comes from the flat "
-                   "phrase table first (judge_match is Pig's Tail's), not from the game's own "
-                   "declaration; remove this mark once game phrases reach the voice by declaration")
 def test_the_judge_is_asked_the_turn_game_s_own_question(
         snap_grab: type[SnapGrab], sim: Callable[..., Sim]) -> None:
     s = sim(SEATS, OPTIONS, game=SnapGrab.NAME, auto=True)

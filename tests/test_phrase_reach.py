@@ -17,6 +17,7 @@ from gpiozero.pins.mock import MockFactory
 
 from referee.engine.loop import Command, open_game
 from referee.events import ButtonStuck, Facts, GameStart, JudgeKey, Penalty, Press, Undo
+from referee.rules.registry import games
 from referee.store.database import StorageFull, Store
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import ENGLISH, PARTS, text
@@ -202,6 +203,8 @@ def test_every_phrase_is_said_by_the_referee(tmp_path: Path) -> None:
     keys |= said_by_the_button_check()
     never = sorted(set(ENGLISH) - keys - set(PARTS))
     assert not never, f"phrases the referee never says: {never}"
+    for cls in games().values():  # each game's own phrases too
+        assert not set(cls.PHRASES) - keys, (cls.NAME, sorted(set(cls.PHRASES) - keys))
     # a part is said inside a phrase: its fixed words appear in something said
     for part in PARTS:
         words = max(re.split(r"\{[^}]*\}", ENGLISH[part][0]), key=len).strip()

@@ -7,6 +7,8 @@ import io
 import time
 
 from referee.clock import now_us
+from referee.engine.loop import phrasebook
+from referee.rules.spank import SpankThePig
 from referee.voice.announce import PrintAnnouncer
 
 
@@ -25,6 +27,7 @@ class Stamped(io.StringIO):
 def test_the_go_word_is_printed_at_the_cue_not_a_cadence_early() -> None:
     out = Stamped()
     voice = PrintAnnouncer(out, lead_ms=50)
+    voice.learn(phrasebook(SpankThePig))  # the engine hands over the game's words first
     cue = voice.cadence("spank", {}, 200)
     deadline = time.monotonic() + 5
     while "PIG!" not in out.getvalue() and time.monotonic() < deadline:
@@ -41,6 +44,7 @@ def test_a_simulated_clock_prints_the_whole_cadence_at_once() -> None:
     out = io.StringIO()
     now = [5_000_000]
     voice = PrintAnnouncer(out, lead_ms=100, clock=lambda: now[0])
+    voice.learn(phrasebook(SpankThePig))
     cue = voice.cadence("spank", {}, 500)
     assert cue == 5_000_000 + 100_000 + 2 * 500_000
     assert out.getvalue() == "  » Spank … the … PIG!\n"

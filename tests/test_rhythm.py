@@ -220,7 +220,7 @@ def test_ending_early_with_tied_leaders_names_co_champions(
         assert snap["winners"] == ["Blue", "Red", "Green"]
         said = out.getvalue()
         assert said.count("Game over.") == 1
-        assert "Blue and Red and Green are co-champions!" in said
+        assert "Blue, Red and Green are co-champions!" in said
     finally:
         table.close()
 

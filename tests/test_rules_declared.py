@@ -37,11 +37,13 @@ def slaps(rules: SpankThePig, cue_us: int, order: tuple[str, ...], gap_ms: int =
 def test_spank_says_how_to_deal_and_when_the_last_round_comes() -> None:
     rules = SpankThePig(THREE, {"deck": 10})  # 3 rounds, 1 card aside
     assert rules.planned_rounds() == 3
-    assert rules.announcements(1) == [("deal", {"cards": 3, "aside_cards": 1})]
+    assert rules.announcements(1) == [("deal", {"cards": 3, "aside_cards": 1, "cards_said": "3 cards",
+                                                "aside": "Set 1 card aside."})]
     assert rules.announcements(2) == []
     assert rules.announcements(3) == [("last_round", {})]
     one = SpankThePig(("Blue", "Red"), {"deck": 3})  # one round: the first is also the last
-    assert one.announcements(1) == [("deal", {"cards": 1, "aside_cards": 1}),
+    assert one.announcements(1) == [("deal", {"cards": 1, "aside_cards": 1, "cards_said": "1 card",
+                                              "aside": "Set 1 card aside."}),
                                     ("last_round", {})]
 
 
@@ -50,7 +52,7 @@ def test_spank_announces_sudden_death_with_the_tied_leaders_only() -> None:
     assert rules.active_seats() == THREE
     slaps(rules, 1 * S, ("Blue", "Red", "Green"))  # Green last: Blue and Red tied
     assert rules.active_seats() == ("Blue", "Red")
-    assert rules.announcements(2) == [("sudden_death", {"seats": "Blue, Red"})]
+    assert rules.announcements(2) == [("sudden_death", {"seats": ["Blue", "Red"]})]
     slaps(rules, 5 * S, ("Red", "Blue"))
     assert rules.over and rules.standings().winners == ("Red",)
 
@@ -58,10 +60,10 @@ def test_spank_announces_sudden_death_with_the_tied_leaders_only() -> None:
 def test_spank_announces_sudden_death_again_after_a_knock_out() -> None:
     rules = SpankThePig(FOUR, {"deck": 4, "doubles": "off"})
     slaps(rules, 1 * S, ("Blue", "Red", "Yellow", "Green"))  # three tied leaders
-    assert rules.announcements(2) == [("sudden_death", {"seats": "Blue, Red, Yellow"})]
+    assert rules.announcements(2) == [("sudden_death", {"seats": ["Blue", "Red", "Yellow"]})]
     slaps(rules, 5 * S, ("Blue", "Red", "Yellow"))  # Yellow out
     assert rules.racing(2) == ("Blue", "Red", "Yellow")
-    assert rules.announcements(3) == [("sudden_death", {"seats": "Blue, Red"})]
+    assert rules.announcements(3) == [("sudden_death", {"seats": ["Blue", "Red"]})]
     assert rules.next_call() == Call("spank")
 
 
@@ -167,13 +169,15 @@ def test_pig_status_while_a_claim_is_open_and_after() -> None:
 
 def test_pig_announces_lives_and_eliminations_after_the_round_is_ruled() -> None:
     rules = Pig(FOUR, {"lives": 3})
-    assert rules.announcements(1)[0] == ("deal_sets", {"sets": 4})
+    assert rules.announcements(1)[0] == ("deal_sets", {"sets": 4, "ranks": [
+        "aces", "twos", "threes", "fours"]})
     for i, seat in enumerate(("Blue", "Red", "Green")):
         rules.advance(1 * S + i * 100 * MS)
         rules.feed(Press(1 * S + i * 100 * MS, seat))
     assert rules.announcements(2) == []  # not ruled yet: a claim is never announced
     rules.advance(2 * S)
-    assert rules.announcements(2) == [("lives", {"seat": "Yellow", "lost": 1, "left": 2})]
+    assert rules.announcements(2) == [("lives", {"seat": "Yellow", "lost": 1, "left": 2,
+                                                 "letter": "P"})]
     rules.feed(Penalty(1, "Yellow", 2, "peeked"))
     assert rules.announcements(2) == [("eliminated", {"seat": "Yellow", "rank_index": 3})]
     assert rules.words({"Yellow": 3, "Red": 1})["letters"] == {"Yellow": "P-I-G", "Red": "P"}

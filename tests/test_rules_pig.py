@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from referee.engine.loop import phrasebook
 from referee.events import Facts, Penalty, Press, Undo
 from referee.rules.pig import Pig
 from referee.store.tablelog import LogError, replay
@@ -333,10 +334,13 @@ def test_announcements_deal_lives_elimination_and_co_winners() -> None:
     """The rules say what happened in numbers and names; the voice puts it into words."""
 
     def said(number: int) -> list[str]:
-        return [phrases.text(key, params) for key, params in rules.announcements(number)]
+        return [phrases.text(key, params, book=phrasebook(rules))
+                for key, params in rules.announcements(number)]
 
     rules = Pig(FIVE, {"lives": 3})
-    assert rules.announcements(1) == [("deal_sets", {"sets": 5}), ("variant_rule", {"variant": "pig"})]
+    assert rules.announcements(1) == [
+        ("deal_sets", {"sets": 5, "ranks": ["aces", "twos", "threes", "fours", "fives"]}),
+        ("variant_rule", {"variant": "pig", "act": "touch your nose"})]
     assert said(1) == [
         "Use the aces, twos, threes, fours and fives: one set of four per player. "
         "Deal four cards to each player.",
@@ -349,7 +353,8 @@ def test_announcements_deal_lives_elimination_and_co_winners() -> None:
             rules.feed(Press(t + i * 100_000, seat))
         t += 20 * S
     rules.advance(t)
-    assert rules.announcements(2) == [("lives", {"seat": "Purple", "lost": 1, "left": 2})]
+    assert rules.announcements(2) == [("lives", {"seat": "Purple", "lost": 1, "left": 2,
+                                                 "letter": "P"})]
     assert said(2) == ["Purple takes the letter P."]
     assert rules.announcements(4) == [("eliminated", {"seat": "Purple", "rank_index": 4})]
     rules.feed(Penalty(3, "Yellow", 3, "peeked"))

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import io
 import queue
+import re
+import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -17,7 +20,9 @@ import pytest
 
 from referee.cli.main import main as cli_main
 from referee.clock import now_us
+from referee.engine.loop import phrasebook
 from referee.events import Press
+from referee.rules.registry import games
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.audio import (
     Clip,
@@ -30,7 +35,7 @@ from referee.voice.audio import (
     read_wav,
     speech_rms_db,
 )
-from referee.voice.phrases import table_lines, text, words
+from referee.voice.phrases import NO_GAME, Line, table_lines, text, words
 from referee.voice.speech import (
     Renderer,
     SpeechAnnouncer,
@@ -44,6 +49,15 @@ from referee.voice.speech import (
 )
 
 SEATS = ["Blue", "Red", "Green"]
+BOOKS = {name: phrasebook(cls) for name, cls in games().items()}  # each game's own words
+SPANK, TAIL = BOOKS["spank-the-pig"], BOOKS["pigs-tail"]
+
+
+def all_lines(seats: list[str]) -> list[Line]:
+    """Every phrase a table of any game can say ahead of time: the shared ones and each game's."""
+    lines = {line.text: line for book in (NO_GAME, *BOOKS.values())
+             for line in table_lines(seats, book=book)}
+    return list(lines.values())
 RATE = 22050
 MS = RATE // 1000  # samples per millisecond
 
@@ -58,9 +72,9 @@ def rendered(options: SpeechOptions) -> dict[str, Clip]:
     """Every phrase of a three-seat table, rendered once for the whole session (cold cache)."""
     renderer = Renderer(options)
     try:
-        return {line.text: renderer.clip(line.text) for line in table_lines(SEATS)}
+        return {line.text: renderer.clip(line.text) for line in all_lines(SEATS)}
     finally:
-        assert renderer.renders == len(table_lines(SEATS))
+        assert renderer.renders == len(all_lines(SEATS))
         renderer.close()
 
 
@@ -188,7 +202,7 @@ def test_a_bogus_voice_is_named_with_the_fix(tmp_path: Path) -> None:
 @pytest.mark.parametrize("tempo_ms", [600, 800])
 def test_cadence_beats_land_on_their_samples(rendered: dict[str, Clip], tempo_ms: int) -> None:
     """Onsets found blind in the mixed buffer fall within 1 ms of beat start + i * tempo."""
-    for beats in (words("spank", {}), words("turn", {"seat": "Green"})):
+    for beats in (words("spank", {}, book=SPANK), words("turn", {"seat": "Green"}, book=TAIL)):
         mix = premix([rendered[b] for b in beats], tempo_ms * MS)
         assert [b - mix.beats[0] for b in mix.beats] == [i * tempo_ms * MS for i in range(len(beats))]
         found = onsets(mix.samples)
@@ -200,7 +214,7 @@ def test_cadence_beats_land_on_their_samples(rendered: dict[str, Clip], tempo_ms
 def test_a_fast_cadence_cuts_words_but_keeps_every_onset(rendered: dict[str, Clip]) -> None:
     """At 400 ms "Spank" is still sounding when "the" is due: it is faded out, and each beat's
     speech still starts exactly on its sample."""
-    clips = [rendered[b] for b in words("spank", {})]
+    clips = [rendered[b] for b in words("spank", {}, book=SPANK)]
     mix = premix(clips, 400 * MS)
     assert len(mix.samples) < sum(len(c.samples) for c in clips)
     for beat, clip in zip(mix.beats, clips, strict=True):
@@ -212,7 +226,8 @@ def test_a_fast_cadence_cuts_words_but_keeps_every_onset(rendered: dict[str, Cli
 def test_the_cue_is_when_the_go_word_sounds(announcer: SpeechAnnouncer) -> None:
     sink = announcer.sink
     assert isinstance(sink, RecordingSink)
-    for key, params in (("spank", {}), ("turn", {"seat": "Red"})):
+    for key, params, book in (("spank", {}, SPANK), ("turn", {"seat": "Red"}, TAIL)):
+        announcer.learn(book)  # the engine hands over the game's own words first
         called = now_us()
         cue = announcer.cadence(key, params, 500)
         returned = now_us()
@@ -226,7 +241,7 @@ def test_the_cue_is_when_the_go_word_sounds(announcer: SpeechAnnouncer) -> None:
         go = frame0 + found[-1]
         assert abs(sink.frame_to_us(go) - cue) <= 1_000
         record = sink.records[-1]
-        assert record.label == " … ".join(words(key, params))
+        assert record.label == " … ".join(words(key, params, book=book))
         assert record.item.started_us is not None and record.item.started_us < cue
 
 
@@ -275,6 +290,33 @@ def test_rulings_say_the_intended_phrase(announcer: SpeechAnnouncer, options: Sp
     assert pieces == ["Blue: last to spank the pig", "by 42 milliseconds.", "One whammy."]
     renderer = Renderer(options)
     assert np.array_equal(first.samples, _join([renderer.clip(t) for t in pieces]).samples)
+
+
+@pytest.mark.parametrize(("ms", "said"), [(201, "201 milliseconds"), (1020, "1.02 seconds"),
+                                         (1000, "1 second"), (1049, "1.05 seconds")])
+def test_a_margin_said_in_pieces_is_shown_and_heard_as_its_number(
+        announcer: SpeechAnnouncer, ms: int, said: str) -> None:
+    """Issue 22: "by 2 hundred and 1 milliseconds" (the pieces shown as the sentence) and "by 1
+    seconds". The recording sink shows the sentence the pages show; the pieces, as espeak-ng
+    reads them one after another, are the words it reads for the whole margin."""
+    sink = announcer.sink
+    assert isinstance(sink, RecordingSink)
+    params = {"seat": "Blue", "reason": "last to spank the pig", "margin_us": ms * 1000,
+              "count_words": "One whammy"}
+    announcer.say("ruling", params)
+    assert announcer.idle(30.0)
+    assert sink.records[-1].label == f"Blue: last to spank the pig by {said}. One whammy."
+    if shutil.which("espeak-ng") is None:
+        return
+    from referee.voice.phrases import margin_words
+
+    def read(words: str) -> str:  # espeak-ng's phonemes, without stress, pauses and spaces
+        out = subprocess.run(["espeak-ng", "-q", "-x", "-v", "en-us", words], check=True,
+                             capture_output=True, text=True, timeout=30).stdout
+        return re.sub(r"[\s'_:,]", "", out)
+
+    pieces = margin_words(ms)
+    assert "".join(read(p) for p in pieces) == read(f"by {said}."), pieces
 
 
 def test_presses_are_taken_without_delay_while_speech_plays(announcer: SpeechAnnouncer) -> None:
@@ -387,10 +429,10 @@ def test_make_announcer_picks_an_output(options: SpeechOptions, rendered: dict[s
 
 def test_render_all_writes_every_phrase(options: SpeechOptions, tmp_path: Path,
                                         rendered: dict[str, Clip]) -> None:
-    written = render_all(tmp_path / "out", SEATS, options)
+    written = render_all(tmp_path / "out", SEATS, options, books=list(BOOKS.values()))
     index = (tmp_path / "out" / "phrases.tsv").read_text().splitlines()
     assert len(index) == len(written) + 1
-    assert len(written) == len(table_lines(SEATS)) + 2 + len(SEATS)  # + cadences
+    assert len(written) == len(all_lines(SEATS)) + 2 + len(SEATS)  # + cadences
     samples, rate = read_wav(tmp_path / "out" / "cadence.spank.wav")
     assert rate == RATE and len(onsets(samples)) == 3
     assert (tmp_path / "out" / "spank.3.wav").exists()
@@ -399,7 +441,8 @@ def test_render_all_writes_every_phrase(options: SpeechOptions, tmp_path: Path,
 def test_the_speech_command(options: SpeechOptions, tmp_path: Path,
                             capsys: pytest.CaptureFixture[str]) -> None:
     cache = str(options.cache_dir)
-    assert speech_main(["--cache", cache, "render", str(tmp_path / "a"), "--seats", "Blue"]) == 0
+    assert speech_main(["--cache", cache, "render", str(tmp_path / "a"), "--seats", "Blue"],
+                       list(BOOKS.values())) == 0
     assert (tmp_path / "a" / "turn.blue.1.wav").exists()
     # the `referee` command hands `speech ...` to the voice's own parser
     assert cli_main(["speech", "--cache", cache, "render", str(tmp_path / "b"), "--seats", "Red"]

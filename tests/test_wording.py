@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from referee.engine.loop import Engine, open_game
+from referee.engine.loop import Command, Engine, open_game, phrasebook
 from referee.events import Facts, GameStart, Penalty, Press, Undo
+from referee.rules.pig import Pig, _letter
 from referee.store.database import Store
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import text
@@ -37,7 +38,7 @@ class Table:
                                         auto=False, clock=lambda: self.now)
 
     def said(self) -> list[str]:
-        return [text(key, params) for key, params, _ in self.voice.said]
+        return [self.voice.text(key, params) for key, params, _ in self.voice.said]
 
     def at(self, ms: int) -> dict[str, Any]:
         self.now += ms * MS
@@ -132,14 +133,18 @@ def test_the_question_is_the_same_on_the_screen_and_in_the_voice(tables: Any) ->
     assert t.said()[-1] == "Judge: " + state["question"]
 
 
-def test_a_correction_says_who_takes_or_sheds_what(tables: Any) -> None:
+def test_a_correction_says_each_seat_s_change_in_the_game_s_own_loss_and_gain_words(
+        tables: Any) -> None:
+    """"Yellow sheds one whammy" said for a whammy taken back: shedding is a ruling of the game
+    (first to spank a pig), not what a correction does; the game's gain words say it."""
     t = tables("spank-the-pig", FOUR, SPANK)
     all_slap(t)
     assert t.said()[-1] == "Yellow: last to spank the pig by 80 milliseconds. One whammy."
     t.engine.correcting = True
     t.judge(Facts(1, {"pigs": 3}))  # three pigs: the first three shed, nobody takes
     said = t.said()
-    assert "Correction, round 1: Yellow sheds one whammy." in said
+    assert "Correction, round 1: Yellow, one off the whammy pile." in said
+    assert not any("sheds" in s for s in said)
     assert not any("+" in s or " -1" in s for s in said)
 
 
@@ -149,7 +154,7 @@ def test_a_penalty_is_said_with_its_reason(tables: Any) -> None:
     t.judge(Penalty(1, "Blue", 1, "slapped the hippo"))
     assert t.said()[-1] == "Blue: slapped the hippo. One whammy."
     t.judge(Undo())
-    assert t.said()[-1] == "Correction, round 1: Blue sheds one whammy."
+    assert t.said()[-1] == "Correction, round 1: Blue, one off the whammy pile."  # not "sheds"
 
 
 def test_sudden_death_shows_only_the_seats_that_play_on(tables: Any) -> None:
@@ -164,10 +169,12 @@ def test_sudden_death_shows_only_the_seats_that_play_on(tables: Any) -> None:
 
 
 def test_a_lone_pig_claim_says_why_nobody_loses(tables: Any) -> None:
+    """"Unclear: 3 did not touch the nose: nobody loses." read as no sentence: the log's digit
+    and a second colon. The count is said in words, the verdict as its own sentence."""
     t = tables("pig", FOUR, {"variant": "spoons"})
     t.press("Blue", t.now + 100 * MS)
     state = t.at(16_000)
-    sentence = "Unclear: 3 did not grab a spoon: nobody loses."
+    sentence = "Unclear: three did not grab a spoon. Nobody loses."
     assert sentence in t.said() and "Clean round." not in t.said()
     assert [r["said"] for r in state["rulings_said"]] == [sentence]
 
@@ -184,7 +191,7 @@ def test_a_lost_life_is_said_as_a_letter(tables: Any) -> None:
 @pytest.mark.skipif(not shutil.which("espeak-ng"), reason="espeak-ng is not installed")
 @pytest.mark.parametrize(("lost", "phonemes"), [(1, "p'i:"), (2, "'aI"), (3, "dZ'i:")])
 def test_espeak_reads_the_letter_as_a_letter(lost: int, phonemes: str) -> None:
-    said = text("lives", {"seat": "Blue", "lost": lost})
+    said = text(*_letter("Blue", lost, 3), book=phrasebook(Pig))  # Pig's own phrase
     read = subprocess.run(["espeak-ng", "-q", "-x", "-v", "en-us", said], capture_output=True,
                           text=True, check=True, timeout=30).stdout
     # "the letter P", never "Blue: P." (which is heard as the word "pee")
@@ -221,3 +228,48 @@ def test_after_a_three_pig_correction_each_first_slapper_has_its_own_margin(tabl
     assert firsts == {"Blue": 180_000, "Red": 120_000, "Green": 80_000}
     assert [r["what"].split(" by ")[1] for r in state["rulings_said"]] == [
         f"{ms} milliseconds" for ms in (180, 120, 80)]
+
+
+def test_a_photo_finish_of_a_doubles_race_names_who_never_declared(tables: Any) -> None:
+    """Issue 22: "Blue, Red, Green and Yellow never slapped" for a doubles race that Blue
+    declared: the seats that never pressed are those of the race the photo finish was in."""
+    t = tables("spank-the-pig", FOUR, {**SPANK, "doubles": "buttons"})
+    cue = t.call()
+    t.press("Blue", cue + 200 * MS, "double")  # nobody slaps; only Blue declares a double
+    assert t.at(3500)["phase"] == "awaiting"
+    state = t.judge(Facts(1, {"doubles": ["hippo"]}))  # one double: the other three tie last
+    sentence = "Red, Green and Yellow never declared the double: too close to call."
+    assert sentence in t.said(), t.said()
+    assert [r["said"] for r in state["rulings_said"]] == [sentence]
+
+
+def test_co_champions_are_named_as_a_list(tables: Any) -> None:
+    """Issue 22: "Ann and Bob and Cy are co-champions!" when the judge ends a three-way tie."""
+    t = tables("spank-the-pig", FOUR, SPANK)
+    cue = t.call()
+    for seat, ms in (("Blue", 200), ("Red", 260), ("Green", 300), ("Yellow", 380)):
+        t.press(seat, cue + ms * MS)
+    t.at(100)
+    t.engine._command(Command("end"))
+    assert t.said()[-1] == "Blue, Red and Green are co-champions!"
+
+
+def test_a_game_s_phrase_the_voice_was_not_given_is_said_as_its_name(
+        tables: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game whose announcement names a phrase it forgot to declare still plays: the voice says
+    the key's name (the made-up game's phrases were once added to the voice's own table by the
+    tests, and a key missing there raised KeyError at the table)."""
+    from tests.made_up_game import FirstAfterTheBeep
+    from tests.support import register_game
+
+    class Forgetful(FirstAfterTheBeep):
+        NAME = "forgetful-beep"
+        PHRASES = {"beep": ("Ready,", "BEEP!")}  # no "beep_rules"
+
+    register_game(monkeypatch, Forgetful)
+    t = tables(Forgetful.NAME, ("Ann", "Bob"), {"rounds": 1})
+    cue = t.call()
+    t.press("Ann", cue + 120 * MS)
+    t.at(1500)
+    assert t.said()[:2] == ["beep rules", "Ready, BEEP!"]
+    assert t.said()[2] == "Ann: first after the beep. One point."

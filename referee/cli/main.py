@@ -393,9 +393,11 @@ def writable_cwd(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["speech"]:  # its own parser: render DIR, say TEXT, doctor
+        from referee.engine.loop import phrasebook
+        from referee.rules.registry import games
         from referee.voice.speech import speech_main
 
-        return speech_main(argv[1:])
+        return speech_main(argv[1:], [phrasebook(cls) for cls in games().values()])
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:

@@ -41,6 +41,7 @@ from referee.store.database import StorageFull, Store
 from referee.store.tablelog import new_rules
 from referee.voice.announce import Announcer
 from referee.voice.phrases import (
+    Phrasebook,
     correction_changes,
     question_text,
     ruling_phrase,
@@ -67,6 +68,11 @@ class Command:
 # What the engine's queue carries: events and signals from the box, the judge and the pages.
 Item = (Press | Facts | Penalty | Undo | JudgeKey | ButtonHeld | ButtonStuck | ButtonReleased
         | Command)
+
+
+def phrasebook(rules: Rules | type[Rules]) -> Phrasebook:
+    """A game's own words, as the voice takes them: its phrases, its unit, its direction."""
+    return Phrasebook(rules.PHRASES, rules.unit_said(), rules.MORE_WINS, rules.CALLS)
 
 
 class Engine:
@@ -119,6 +125,8 @@ class Engine:
         self.rules = rules
         self.game_id = game_id
         self.practice = practice
+        self.book = phrasebook(rules)  # the game's own words, for the voice and the pages
+        self.announcer.learn(self.book)
         pace = rules.schedule()
         self.rhythm = Rhythm(rules.seats, Pace(
             count_in_us=self.count_in_us,
@@ -141,7 +149,7 @@ class Engine:
         self.spoken = 0  # phrases said so far (a round that said nothing keeps the turn pace)
         self._spoken_at_call = 0
         self.shown_phase = ""  # the phase of the latest state sent to the pages
-        self.calling_seat: str | None = None  # the seat it named ("Blue, flip!")
+        self.calling_seat: str | None = None  # the seat its call named
         self.storage_full = ""  # the one line said when the log could not grow; "" while it can
 
     @property
@@ -172,7 +180,8 @@ class Engine:
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
         # every phrase of this table, what the game says before its first round, its questions
         said = [*self.rules.announcements(1), *(self._question(combo)
-                                                 for combo in self.rules.questions())]
+                                                 for combo in self.rules.questions()),
+                *self.rules.said_ahead()]
         self.announcer.warm_table(list(self.rules.seats), said, reasons=self.rules.reason_texts())
         self._thread = threading.Thread(target=self._run, name="referee-engine", daemon=True)
         self._thread.start()
@@ -470,12 +479,11 @@ class Engine:
         self.next_pass_us = None
         winners = final["winners"]
         self.say("game_over", {"text": standings_text(
-            [(r["seat"], r["score"]) for r in final["seats"]], self.rules.UNIT,
-            words=self.rules.UNIT_WORDS)})
+            [(r["seat"], r["score"]) for r in final["seats"]], self.book)})
         if len(winners) == 1:
             self.say("champion", {"seats": winners[0], "verb": "is"})
         elif winners:
-            self.say("co_champions", {"seats": " and ".join(winners)})
+            self.say("co_champions", {"seats": list(winners)})
         self._mark("over", final)
         self._publish("over", final)
 
@@ -527,7 +535,7 @@ class Engine:
         self._begin(rules, game_id, practice=False, ready=True)
 
     def _pass_beat(self, now: int) -> None:
-        """The game's beat phrase ("Pass!") every so often while it plays, if it has one (not a
+        """The game's beat phrase every so often while it plays, if it has one (not a
         cue; never logged)."""
         pace = self.rules.schedule()
         if not pace.beat_ms or pace.beat is None or self.rhythm.phase is not Phase.PLAYING:
@@ -550,7 +558,7 @@ class Engine:
     def start_round(self, call: Call) -> None:
         self._preface(self.rules.round_count() + 1)
         params = {"seat": call.seat} if call.seat else {}
-        beats = phrase_words(call.phrase, params)
+        beats = phrase_words(call.phrase, params, book=self.book)
         self.rhythm.called(self.now())
         self.calling = "".join(b + (" " if b.endswith(",") else "… ") for b in beats[:-1]) + (
             beats[-1] if beats else "")
@@ -583,9 +591,8 @@ class Engine:
                       and not any(isinstance(o, Awaiting) for o in before))
         old = [o for o in before or () if isinstance(o, Ruling)]
         if correction and any(r not in rulings for r in old):
-            # a ruling was taken back: say who takes or sheds what, then the new rulings why
-            changes = correction_changes(old, rulings, self.rules.UNIT,
-                                         unit_words=self.rules.UNIT_WORDS)
+            # a ruling was taken back: say each seat's change, then the new rulings why
+            changes = correction_changes(old, rulings, self.book)
             if changes:  # (no score changed: the new rulings below say why)
                 self.say("correction", {"round": number, "changes": changes}, interrupt=True)
         new = [r for r in rulings if r not in old]
@@ -606,11 +613,14 @@ class Engine:
         """The phrase that says ruling `r` (and the pages show): seats that never pressed said so."""
         never: tuple[str, ...] = ()
         button, pressed = self.rules.NEVER.get(r.reason, ("slap", self.rules.PRESSED))
+        raced = dict(r.words).get("button")  # a photo finish names its race's button
+        if raced is not None and raced != button:
+            button, pressed = raced, next(
+                (p for b, p in self.rules.NEVER.values() if b == raced), self.rules.PRESSED)
         if r.seat is None or r.reason in self.rules.NEVER:
             pressers = self.rules.pressers(r.round, button)
             never = tuple(s for s in self.rules.racing(r.round) if s not in pressers)
-        return ruling_phrase(r, self.rules.UNIT, unit_words=self.rules.UNIT_WORDS,
-                             never=never, pressed=pressed)
+        return ruling_phrase(r, self.book, never=never, pressed=pressed)
 
     def shown(self, outputs: Sequence[Ruling | Awaiting]) -> list[dict[str, str]]:
         """What the pages show for each ruling line, in the words the referee says it: the
@@ -620,10 +630,11 @@ class Engine:
         shown: list[dict[str, str]] = []
         for o in outputs:
             if isinstance(o, Ruling):
-                shown.append(ruling_shown(*self.ruling_words(o)))
+                shown.append(ruling_shown(*self.ruling_words(o), book=self.book))
             else:
                 shown.append({"question": question_text(
-                    o.need, [facts[n].question if n in facts else f"{n}?" for n in o.need])})
+                    o.need, [facts[n].question if n in facts else f"{n}?" for n in o.need],
+                    book=self.book)})
         return shown
 
     @staticmethod
@@ -650,7 +661,7 @@ class Engine:
         self._publish("state", self.snapshot())
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
-        self.last_said = phrase_text(key, params)
+        self.last_said = phrase_text(key, params, book=self.book)
         self.spoken += 1
         self.announcer.say(key, params, interrupt=interrupt)
 
@@ -713,8 +724,7 @@ class Engine:
         elif name == "standings":
             st = self.rules.standings()
             self.say("standings", {"text": standings_text(
-                [(r.seat, r.score) for r in st.seats], self.rules.UNIT,
-                words=self.rules.UNIT_WORDS)})
+                [(r.seat, r.score) for r in st.seats], self.book)})
             return st.to_json()
         elif name == "feed":
             self.feed(cmd.args["event"])

@@ -45,12 +45,13 @@ from referee.rules.declare import (
     Option,
     RulesError,
     Schedule,
+    UnitWords,
     check_facts,
     read_options,
 )
 
 __all__ = ["COMMON_OPTIONS", "Call", "Fact", "Option", "Phrase", "RederivedRules",
-           "Rules", "RulesError", "Schedule", "Shared", "Status"]
+           "Rules", "RulesError", "Schedule", "Shared", "Status", "UnitWords"]
 
 Phrase = tuple[str, dict[str, Any]]  # a phrase key of the voice and its parameters
 
@@ -95,6 +96,10 @@ class Rules(ABC):
     A subclass declares (class attributes):
     - NAME (the log name), TITLE, SEATS (fewest, most), BUTTONS (the buttons it reads);
     - UNIT (the score's unit key: "whammies") and UNIT_WORDS (one, many: "whammy", "whammies");
+      UNIT_SAID (how the voice says it: one, many, a loss, a gain; default: from UNIT_WORDS);
+    - PHRASES (its own phrases, in English: what only it says, its calls and its deal; the voice
+      keeps only the shared sentences) and CALLS (those of its phrase keys that are calls, said
+      beat by beat on time);
     - MORE_WINS (the score's direction: False, fewest wins, as whammies; True, most wins);
     - OPTIONS (its own `Option`s; `COMMON_OPTIONS` come with every game), FACTS (the `Fact`s the
       judge may give; `VOID` comes with every game), REASONS (its `Reason` enums);
@@ -119,6 +124,9 @@ class Rules(ABC):
     UNIT: ClassVar[str]  # "whammies", "lives", "cards"
     MORE_WINS: ClassVar[bool] = False  # the score's direction: True, the most wins (cards held)
     UNIT_WORDS: ClassVar[tuple[str, str]]  # "whammy", "whammies"
+    UNIT_SAID: ClassVar[UnitWords | None] = None  # None: "{n} whammy", "{n} whammies"
+    PHRASES: ClassVar[Mapping[str, Sequence[str]]] = {}  # key → beats ("{seat},", "flip!")
+    CALLS: ClassVar[tuple[str, ...]] = ()  # the PHRASES that are calls (said on time)
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap",)
     ROUNDS_FROM_CUES: ClassVar[bool] = True  # rounds are numbered by cues (False: by claims)
     SILENT_RACE: ClassVar[bool] = False
@@ -217,6 +225,12 @@ class Rules(ABC):
         """The game's own words for the scoreboard: the unit, and whatever else it shows."""
         return {"unit": list(self.UNIT_WORDS), "pressed": self.PRESSED,
                 "more_wins": self.MORE_WINS}
+
+    @classmethod
+    def unit_said(cls) -> UnitWords:
+        """How the voice says this game's score (UNIT_SAID, else from UNIT_WORDS)."""
+        one, many = cls.UNIT_WORDS
+        return cls.UNIT_SAID or UnitWords("{n} " + one, "{n} " + many)
 
     @classmethod
     def is_loss(cls, delta: int) -> bool:
@@ -438,6 +452,11 @@ class Rules(ABC):
 
     def said_after(self, number: int, new: Sequence[Ruling], first: bool) -> list[Phrase]:
         """Phrases to say after round `number`'s `new` rulings (`first`: its first ruling)."""
+        return []
+
+    def said_ahead(self) -> list[Phrase]:
+        """Phrases the game may say later that can be known at the start (a seat's letters...),
+        for the voice to have ready."""
         return []
 
     def outputs(self) -> list[Ruling | Awaiting]:

@@ -7,7 +7,8 @@ game's ways by name or by probing:
   label, the question said aloud, and what the keypad's YES and NO mean;
 - `Schedule`: how the live table calls rounds (the words' tempo, the pause after a ruling, a turn
   pace, a pass beat) and whether races are silent;
-- `Call`: the call that starts the next round (a phrase key, and the seat it names if any).
+- `Call`: the call that starts the next round (a phrase key, and the seat it names if any);
+- `UnitWords`: how the score is said (one, many, a loss, a gain).
 Reasons are `referee.events.Reason` enums, declared by each game beside its rules.
 """
 
@@ -220,3 +221,21 @@ class Schedule:
     beat: str | None = None  # the phrase key of the beat
     silent: bool = False  # say, light and show nothing while a race is open (it opens unseen)
     quiet_rounds: int | None = None  # a table this many rounds without a press pauses itself
+
+
+# --------------------------------------------------------------------------------------------
+# Saying the score
+
+
+@dataclass(frozen=True)
+class UnitWords:
+    """How a game's score is said, in English: `one` and `many`, a count of its unit ("{n}
+    life", "{n} lives"; {n} is the number in words); `loss` and `gain`, a change that is bad or
+    good for its seat ("{count} lost", "{count} back"; {count} is the count, {n} the number).
+    A ruling says its count as a loss or a gain by the score's direction; a standing score is
+    said as what it counts (losses where fewer wins, gains where more wins)."""
+
+    one: str
+    many: str
+    loss: str = "{count}"
+    gain: str = "{count} back"

@@ -26,7 +26,7 @@ The rules, in plain words (PRODUCT.md, "Pig / Spoons / Tongue"; the seed rule sh
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -40,7 +40,7 @@ from referee.events import (
 )
 from referee.rules import race
 from referee.rules.base import Phrase, RederivedRules, Shared, Status
-from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
+from referee.rules.declare import Call, Fact, Option, RulesError, Schedule, UnitWords
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,8 @@ VARIANTS = {
     "tongue": Variant("tongue", "stick out your tongue", "stick out the tongue"),
 }
 LETTERS = "PIG"  # lives lost, as the letters of the game's name
+RANKS = ("aces", "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
+         "tens", "jacks", "queens", "kings")  # one set of four per seat, dealt in this order
 
 
 class Why(Reason):
@@ -104,6 +106,17 @@ class Pig(RederivedRules):
     SEATS: ClassVar[tuple[int, int]] = (3, 8)
     UNIT: ClassVar[str] = "lives"
     UNIT_WORDS: ClassVar[tuple[str, str]] = ("letter", "letters")
+    UNIT_SAID: ClassVar[UnitWords] = UnitWords("{n} life", "{n} lives", loss="{count} lost",
+                                               gain="{count} back")
+    PHRASES: ClassVar[Mapping[str, Sequence[str]]] = {
+        "pass": ("Pass!",),  # the beat (not a cue)
+        "deal_sets": ("Use the {ranks}: one set of four per player. Deal four cards to each "
+                      "player.",),
+        "variant_rule": ("Four of a kind? Quietly {act}.",),
+        "lives": ("{seat} takes the letter {letter}.",),  # "the letter": espeak says "P." "pee"
+        "eliminated": ("{seat} is out. Remove one set of four cards.",),
+    }
+    CALLS: ClassVar[tuple[str, ...]] = ("pass",)
     ROUNDS_FROM_CUES: ClassVar[bool] = False
     SILENT_RACE: ClassVar[bool] = True  # say nothing, light nothing, show nothing at a claim
     OPTIONS: ClassVar[tuple[Option, ...]] = (
@@ -321,8 +334,8 @@ class Pig(RederivedRules):
         if number <= 1:
             n = len(self.seats)
             return [
-                ("deal_sets", {"sets": n}),
-                ("variant_rule", {"variant": variant}),
+                ("deal_sets", {"sets": n, "ranks": list(RANKS[:n])}),
+                ("variant_rule", {"variant": variant, "act": VARIANTS[variant].act}),
             ]
         if number - 1 > len(self.rounds) or not self.rounds[number - 2].closed:
             return []
@@ -335,9 +348,22 @@ class Pig(RederivedRules):
                 sets -= 1
                 said.append(("eliminated", {"seat": s, "rank_index": sets}))
             elif after.lost[s] > before.lost[s] and self.options["lives"] > 1:
-                said.append(("lives", {"seat": s, "lost": after.lost[s],
-                                       "left": self.options["lives"] - after.lost[s]}))
+                said.append(_letter(s, after.lost[s], self.options["lives"]))
         return said
+
+    def said_ahead(self) -> list[Phrase]:
+        """Each seat's letters and its elimination, ready before they are said."""
+        if self.options["lives"] == 1:
+            return [("eliminated", {"seat": s}) for s in self.seats]
+        return [*(_letter(s, lost, self.options["lives"]) for s in self.seats
+                  for lost in range(1, self.options["lives"])),
+                *(("eliminated", {"seat": s}) for s in self.seats)]
+
+
+def _letter(seat: str, lost: int, lives: int) -> Phrase:
+    """A seat's lives lost, said as the letter of P-I-G it has reached."""
+    letter = LETTERS[max(0, min(lost, len(LETTERS)) - 1)]
+    return ("lives", {"seat": seat, "lost": lost, "left": lives - lost, "letter": letter})
 
 
 def _close_at(presses: dict[str, int], active: int, window_end_us: int, tie_us: int) -> int:

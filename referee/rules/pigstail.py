@@ -23,14 +23,14 @@ The rules, in plain words (PRODUCT.md, "Pig's Tail"; the seed rule sheet):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import ClassVar
 
 from referee.events import Awaiting, Reason, Ruling
 from referee.rules import odds, race
 from referee.rules.base import Phrase
-from referee.rules.declare import Fact, Option, Schedule
+from referee.rules.declare import Fact, Option, Schedule, UnitWords
 from referee.rules.turns import Pile, Turn, TurnRules, turn_options
 
 CARDS = 52
@@ -53,6 +53,12 @@ class PigsTail(TurnRules):
     SEATS: ClassVar[tuple[int, int]] = (2, 8)
     UNIT: ClassVar[str] = "cards"
     UNIT_WORDS: ClassVar[tuple[str, str]] = ("card", "cards")
+    UNIT_SAID: ClassVar[UnitWords] = UnitWords("{n} card", "{n} cards", gain="{count} back")
+    PHRASES: ClassVar[Mapping[str, Sequence[str]]] = {
+        "turn": ("{seat},", "flip!"),  # the call: the cue is "flip!"
+        "deal_ring": ("Shuffle all fifty-two cards and lay them face down in a ring.",),
+    }
+    CALLS: ClassVar[tuple[str, ...]] = ("turn",)
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.choice("take", "flipper", ("flipper", "slowest"), label="Who takes the pile",
                       help="who takes the pile on a match",

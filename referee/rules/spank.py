@@ -43,7 +43,7 @@ from referee.events import (
 )
 from referee.rules import odds, race
 from referee.rules.base import Phrase, Rules, Shared, Status
-from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
+from referee.rules.declare import Call, Fact, Option, RulesError, Schedule, UnitWords
 
 CHARACTERS = (("pug", "Pugs"), ("walrus", "Walruses"), ("cow", "Cows"),
               ("zebracorn", "Zebracorns"), ("hippo", "Hippos"), ("bean", "Beans"))
@@ -114,6 +114,14 @@ class SpankThePig(Rules):
     SEATS: ClassVar[tuple[int, int]] = (2, 7)
     UNIT: ClassVar[str] = "whammies"
     UNIT_WORDS: ClassVar[tuple[str, str]] = ("whammy", "whammies")
+    UNIT_SAID: ClassVar[UnitWords] = UnitWords("{n} whammy", "{n} whammies",
+                                               gain="{n} off the whammy pile")
+    PHRASES: ClassVar[Mapping[str, Sequence[str]]] = {
+        "spank": ("Spank", "the", "PIG!"),  # the call: the cue is "PIG!"
+        "deal": ("Deal {cards_said} to each player. {aside}",),
+        "take_cards": ("{seat}, take {number} face-up cards into your whammy pile.",),
+    }
+    CALLS: ClassVar[tuple[str, ...]] = ("spank",)
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap", "double")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.number("deck", 72, 2, 1_000_000, unit="cards", label="Deck",
@@ -467,7 +475,7 @@ class SpankThePig(Rules):
         out: list[tuple[int, Ruling]] = []
 
         def too_close(at: int, margin: int | None) -> None:
-            out.append((at, Ruling(n, None, 0, Shared.TOO_CLOSE, margin)))
+            out.append((at, Ruling(n, None, 0, Shared.TOO_CLOSE, margin, (("button", button),))))
 
         if early:
             # an early press is the round's first mistake: ruled from the early presses alone,
@@ -565,14 +573,16 @@ class SpankThePig(Rules):
         """What to say before round `number` starts (deal at the first, last round...)."""
         said: list[Phrase] = []
         if number == 1:
-            said.append(("deal", {"cards": self.regular_rounds,
-                                  "aside_cards": self.options["deck"] % len(self.seats)}))
+            aside = self.options["deck"] % len(self.seats)
+            said.append(("deal", {"cards": self.regular_rounds, "aside_cards": aside,
+                                  "cards_said": _cards(self.regular_rounds),
+                                  "aside": f"Set {_cards(aside)} aside." if aside else ""}))
         if number == self.regular_rounds:
             said.append(("last_round", {}))
         elif number == self.regular_rounds + 1 or (
             number > self.regular_rounds and self.state.knocked
         ):
-            said.append(("sudden_death", {"seats": ", ".join(self.active_seats())}))
+            said.append(("sudden_death", {"seats": list(self.active_seats())}))
         return said
 
     def said_after(self, number: int, new: Sequence[Ruling], first: bool) -> list[Phrase]:
@@ -593,6 +603,11 @@ class SpankThePig(Rules):
             return tuple(s for s in self.seats
                          if s not in self.state.knocked and s not in self.state.benched)
         return self.seats
+
+
+def _cards(n: int) -> str:
+    """A count of cards dealt or set aside, in digits: "1 card", "17 cards"."""
+    return f"{n} card" if n == 1 else f"{n} cards"
 
 
 def _consensus(presses: dict[str, int], active: tuple[str, ...]) -> int | None:

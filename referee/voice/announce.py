@@ -2,7 +2,9 @@
 
 The engine never speaks itself: it asks an `Announcer` to call a cadence (and is told, on the
 button clock, when the go-word will sound) or to say a phrase. Both return at once; nothing on the
-engine thread waits for audio. `PrintAnnouncer` is the voice-less adapter: it prints each phrase and
+engine thread waits for audio. Before a game's first word the engine hands over that game's own
+words (`learn`: its phrases and how its score is said), since the voice keeps only the shared
+sentences and never imports the rules. `PrintAnnouncer` is the voice-less adapter: it prints each phrase and
 times the cadence from the clock alone. The speech adapter (`referee.voice.speech`) plugs in here.
 """
 
@@ -15,9 +17,15 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TextIO
 
 from referee.clock import now_us
+from referee.voice.phrases import NO_GAME, Phrasebook
 
 
 class Announcer(Protocol):
+    def learn(self, book: Phrasebook) -> None:
+        """The words of the game about to be played: its own phrases (its calls, its deal...)
+        and its unit, said beside the shared sentences from now on."""
+        ...
+
     def cadence(self, key: str, params: dict[str, Any], tempo_ms: int) -> int:
         """Start calling the words of phrase `key` (a call a game declares) `tempo_ms` apart.
 
@@ -71,11 +79,19 @@ class PrintAnnouncer:
         self.said: deque[tuple[str, dict[str, Any], int]] = deque(maxlen=500)
         self._busy_until = 0  # a printed phrase takes no time; a cadence lasts until its cue
         self._timers: list[threading.Timer] = []  # the beats of a cadence still to be printed
+        self.book = NO_GAME  # the game's own words (`learn`)
+
+    def learn(self, book: Phrasebook) -> None:
+        self.book = book
 
     def _words(self, key: str, params: dict[str, Any]) -> Sequence[str]:
         from referee.voice.phrases import words
 
-        return words(key, params)
+        return words(key, params, book=self.book)
+
+    def text(self, key: str, params: dict[str, Any]) -> str:
+        """Phrase `key` as this voice says it (with the game's own words): for checks."""
+        return " ".join(self._words(key, params))
 
     def cadence(self, key: str, params: dict[str, Any], tempo_ms: int) -> int:
         words = self._words(key, params)
@@ -89,7 +105,7 @@ class PrintAnnouncer:
             print("  » " + " … ".join(words), file=self.out, flush=True)
             return cue
         # beat by beat as it would sound, so a player reading the screen sees the go-word at
-        # the cue (printed at once, "PIG!" showed a whole cadence early: every slap was early)
+        # the cue (printed at once, the go-word showed a whole cadence early: every slap was early)
         for i, word in enumerate(words):
             at = start + tempo_ms * 1000 * i
             line = "  » " + word + (" …" if i < len(words) - 1 else "")

@@ -84,6 +84,7 @@ class SpeechAnnouncer:
         self.language = language
         self.out = out if out is not None else sys.stdout
         self.cues: deque[CueRecord] = deque(maxlen=256)  # the latest cadences, for checks
+        self.book = phrases.NO_GAME  # the game's own words (`learn`)
         self._pinned: dict[str, Clip] = {}
         self._recent: OrderedDict[str, Clip] = OrderedDict()
         self._lock = threading.Lock()
@@ -101,8 +102,15 @@ class SpeechAnnouncer:
 
     # -- Announcer --------------------------------------------------------------------------------
 
+    def learn(self, book: phrases.Phrasebook) -> None:
+        """The game's own words; its calls' beats are made ready before any cue is promised."""
+        if book == self.book:
+            return
+        self.book = book
+        self.warm(startup_texts(self.language, [book]), wait=True)
+
     def cadence(self, key: str, params: dict[str, Any], tempo_ms: int) -> int:
-        beats = tuple(phrases.words(key, params, self.language))
+        beats = tuple(phrases.words(key, params, self.language, book=self.book))
         rate = self.sink.samplerate
         tempo = round(tempo_ms * rate / 1000)
         clips = [self._loaded(b) for b in beats]
@@ -128,17 +136,20 @@ class SpeechAnnouncer:
         return cue
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
-        parts = phrases.segments(key, params, self.language)
+        parts = phrases.segments(key, params, self.language, book=self.book)
         if len(parts) == 1:
             self.say_text(parts[0], interrupt=interrupt)
-        else:
-            self.say_parts(parts, interrupt=interrupt)
+        else:  # shown as the sentence it is ("by 201 milliseconds"), not as its pieces
+            self.say_parts(parts, interrupt=interrupt,
+                           label=phrases.text(key, params, self.language, book=self.book))
 
-    def say_parts(self, parts: Sequence[str], *, interrupt: bool = False) -> Scheduled | None:
+    def say_parts(self, parts: Sequence[str], *, interrupt: bool = False,
+                  label: str | None = None) -> Scheduled | None:
         """Say a phrase made of pre-rendered pieces as one clip (the pieces' edge silences
-        trimmed to a short natural gap). The joining (milliseconds on a Zero 2 W) is done by
-        the speech worker, never on the caller's (the engine's) thread."""
-        label = " ".join(parts)
+        trimmed to a short natural gap), shown as `label` (default: the pieces). The joining
+        (milliseconds on a Zero 2 W) is done by the speech worker, never on the caller's (the
+        engine's) thread."""
+        label = " ".join(parts) if label is None else label
         if interrupt:
             self.hush()
         with self._lock:
@@ -223,9 +234,9 @@ class SpeechAnnouncer:
         then every ruling piece (margins, counts, each seat with each reason its game declares),
         so that on a slow Pi no ruling waits for the speech engine (benchmarks/bench_speech.py
         measures it)."""
-        self.warm([line.text for line in phrases.table_lines(seats, self.language, said)],
-                  wait=wait)
-        pieces = phrases.prerender_texts(seats, self.language, reasons)
+        self.warm([line.text for line in phrases.table_lines(seats, self.language, said,
+                                                             book=self.book)], wait=wait)
+        pieces = phrases.prerender_texts(seats, self.language, reasons, book=self.book)
         if wait:
             self.warm(pieces, wait=True)
         else:
@@ -376,10 +387,13 @@ def _speech_end(clip: Clip) -> int:
     return (int(loud[-1]) + 1) * win if len(loud) else len(clip.samples)
 
 
-def startup_texts(language: str = "en") -> list[str]:
-    """What must be ready before any cue is promised: the seat-free beats of every call."""
-    return [beat for call in phrases.CALLS for beat in phrases.words(call, {"seat": ""}, language)
-            if any(ch.isalpha() for ch in beat)]
+def startup_texts(language: str = "en", books: Sequence[phrases.Phrasebook] = ()) -> list[str]:
+    """What must be ready before any cue is promised: the first words of a table, and the
+    seat-free beats of every call of these games."""
+    first = [phrases.text(key, None, language) for key in ("ready", "count_in")]
+    return first + [beat for book in books for call in book.calls
+                    for beat in phrases.words(call, {"seat": ""}, language, book=book)
+                    if any(ch.isalpha() for ch in beat)]
 
 
 def make_announcer(
@@ -431,9 +445,11 @@ def render_all(
     options: SpeechOptions | Mapping[str, Any] | None = None,
     *,
     tempo_ms: int = 600,
+    books: Sequence[phrases.Phrasebook] = (),
 ) -> list[Path]:
     """Write every phrase of `table_lines(seats)` as DIR/<name>.wav, each cadence pre-mixed at
-    `tempo_ms` as DIR/cadence.<name>.wav, and DIR/phrases.tsv (file, onset ms, text)."""
+    `tempo_ms` as DIR/cadence.<name>.wav, and DIR/phrases.tsv (file, onset ms, text); with the
+    own phrases and calls of the games in `books`."""
     opts = SpeechOptions.coerce(options)
     out_dir = Path(directory)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -441,26 +457,31 @@ def render_all(
     written: list[Path] = []
     index: list[str] = []
     try:
-        for line in phrases.table_lines(seats, opts.language):
+        lines = {line.text: line for book in (phrases.NO_GAME, *books)
+                 for line in phrases.table_lines(seats, opts.language, book=book)}
+        for line in lines.values():
             clip = renderer.clip(line.text)
             target = out_dir / f"{line.name}.wav"
             shutil.copyfile(renderer.path(line.text), target)
             written.append(target)
             index.append(f"{target.name}\t{clip.onset_s * 1000:.1f}\t{line.text}")
-        cadences: list[tuple[str, str, dict[str, Any]]] = []
-        for call in phrases.CALLS:
-            if phrases.names_a_seat(call):
-                cadences += [(f"{call}.{phrases.slug(s)}", call, {"seat": s}) for s in seats]
-            else:
-                cadences.append((call, call, {}))
-        for name, key, params in cadences:
-            clips = renderer.clips(phrases.words(key, params, opts.language))
+        cadences: list[tuple[str, str, dict[str, Any], phrases.Phrasebook]] = []
+        for book in books:
+            for call in book.calls:
+                if phrases.names_a_seat(call, book):
+                    cadences += [(f"{call}.{phrases.slug(s)}", call, {"seat": s}, book)
+                                 for s in seats]
+                else:
+                    cadences.append((call, call, {}, book))
+        for name, key, params, book in cadences:
+            clips = renderer.clips(phrases.words(key, params, opts.language, book=book))
             mix = premix(clips, round(tempo_ms * clips[0].samplerate / 1000))
             target = out_dir / f"cadence.{name}.wav"
             write_wav(target, mix.samples, clips[0].samplerate)
             written.append(target)
             go_ms = mix.go * 1000 / clips[0].samplerate
-            index.append(f"{target.name}\t{go_ms:.1f}\t{phrases.text(key, params, opts.language)}")
+            index.append(f"{target.name}\t{go_ms:.1f}\t"
+                         f"{phrases.text(key, params, opts.language, book=book)}")
     finally:
         renderer.close()
     (out_dir / "phrases.tsv").write_text("file\tonset_ms\ttext\n" + "\n".join(index) + "\n")
@@ -504,9 +525,10 @@ def speech_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def speech_main(argv: Sequence[str] | None = None) -> int:
+def speech_main(argv: Sequence[str] | None = None,
+                books: Sequence[phrases.Phrasebook] = ()) -> int:
     """`referee speech render DIR [--seats ...]` / `say TEXT` / `doctor`; exit status 2 on a
-    bad voice, rate or folder."""
+    bad voice, rate or folder. `books`: the games whose own phrases `render` writes too."""
     args = speech_parser().parse_args(argv)
     command = args.speech_command
     try:
@@ -523,7 +545,7 @@ def speech_main(argv: Sequence[str] | None = None) -> int:
             directory = Path(args.dir)
             try:
                 written = render_all(directory, seats, opts,
-                                     tempo_ms=args.tempo_ms)
+                                     tempo_ms=args.tempo_ms, books=books)
             except OSError as exc:
                 if exc.filename is None or not str(exc.filename).startswith(str(directory)):
                     raise

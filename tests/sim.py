@@ -24,7 +24,8 @@ from gpiozero.pins.mock import MockFactory
 
 from referee.capture.gpio import ButtonBox
 from referee.config import default_config
-from referee.engine.loop import Command, Engine, open_game
+from referee.engine.commands import Request, parse
+from referee.engine.loop import Engine, open_game
 from referee.events import GameStart
 from referee.store.database import Store, connect, events, export_lines
 from referee.store.tablelog import replay
@@ -157,7 +158,7 @@ class Sim:
         engine = self.engine
         assert engine is not None
         reply: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        engine.submit(Command(name, args, reply))
+        engine.submit(Request(parse(name, args), reply))
         self._run_items()
         result = reply.get_nowait()
         if isinstance(result, Exception):

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from referee.engine.loop import Command, Engine, open_game, resume_game
+from referee.engine.commands import Request, parse
+from referee.engine.loop import Engine, open_game, resume_game
 from referee.events import Facts, GameStart, Penalty, Press
 from referee.rules.replay import ReplayError
 from referee.store.database import StorageFull, Store, events, marks
@@ -52,7 +53,7 @@ class Clock:
 def ask(engine: Engine, name: str, **args: Any) -> Any:
     """A command as the panel sends it, answered on this (the engine's) thread."""
     reply: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    engine.run_items(Command(name, args, reply))
+    engine.run_items(Request(parse(name, args), reply))
     result = reply.get_nowait()
     if isinstance(result, Exception):
         raise result
@@ -658,3 +659,20 @@ def test_standings_of_a_game_with_its_own_unit_use_its_words(
     s.command("feed", event=Penalty(1, "Red", 1, "slapped the hippo"))
     s.command("standings")
     assert s.voice.said[-1][1]["text"] == "Red, one point. Blue, zero points. Green, zero points."
+
+
+def test_commands_are_typed_and_a_name_with_a_field_it_does_not_take_is_refused(
+        sim: Callable[..., Sim]) -> None:
+    from referee.engine.commands import COMMANDS, Feed, SayStandings
+
+    s = sim(SEATS, OPTIONS)
+    engine = s.engine
+    assert engine is not None
+    number = play_round(s, ["Blue", "Red", "Green"])
+    shown = engine._command(Feed(Penalty(number, "Red", 1, "slapped the hippo")))
+    assert {r["seat"]: r["score"] for r in shown["seats"]}["Red"] == 1
+    assert engine._command(SayStandings())["type"] == "standings"
+    with pytest.raises(ValueError, match="^command 'pause' takes no seat$"):
+        s.command("pause", seat="Blue")
+    assert sorted(COMMANDS) == ["end", "feed", "next_game", "next_round", "pause", "resume",
+                                "snapshot", "standings", "start", "step", "stop", "wake"]

@@ -26,7 +26,8 @@ import pytest
 from referee.capture.gpio import HOLD_US
 from referee.cli.table import unfinished_game
 from referee.engine import loop
-from referee.engine.loop import Command, Engine, open_game, resume_game
+from referee.engine.commands import Pause, Request
+from referee.engine.loop import Engine, open_game, resume_game
 from referee.events import ButtonReleased, ButtonStuck, Cue, GameStart, Penalty, Press, Undo
 from referee.store.database import StorageFull, Store, events
 from referee.voice.announce import PrintAnnouncer
@@ -638,7 +639,7 @@ def test_the_pass_beat_sounds_every_beat_while_play_runs_and_never_while_paused(
     said_at = len(t.voice.said)
 
     def pause() -> None:
-        t.engine.submit(Command("pause"))
+        t.engine.submit(Request(Pause()))
 
     run_loop(t, [(start + 3_500_000, pause), (start + 6_000_000, t.engine.stop)])
     beats = [when for k, _, when in list(t.voice.said)[said_at:] if k == "pass"]

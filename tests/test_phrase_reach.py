@@ -15,7 +15,8 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 
-from referee.engine.loop import Command, open_game
+from referee.engine.commands import Pause, Resume, SayStandings
+from referee.engine.loop import open_game
 from referee.events import ButtonStuck, Facts, GameStart, JudgeKey, Penalty, Press, Undo
 from referee.rules.registry import games
 from referee.store.database import StorageFull, Store
@@ -51,12 +52,12 @@ def spank_evening(tmp: Path) -> Table:
     t.judge(Penalty(3, "Blue", 1, "slapped the hippo"))
     t.judge(Undo())  # a correction: Blue sheds it again
     t.engine.correcting = False
-    t.engine._command(Command("standings"))
-    t.engine._command(Command("pause"))
-    t.engine._command(Command("resume"))
+    t.engine._command(SayStandings())
+    t.engine._command(Pause())
+    t.engine._command(Resume())
     t.engine._handle(ButtonStuck("Red", "slap", t.now, t.now - 20_000_000))
     t.engine._full(StorageFull("the disk is full; free some space, then resume"))
-    t.engine._command(Command("resume"))
+    t.engine._command(Resume())
     while t.engine.rules.next_call() is not None and t.engine.rules.round_count() < 8:
         cue = t.call()  # the last regular round, then sudden death to the end
         slaps(t, cue, [(s, 100 + 50 * i) for i, s in enumerate(t.engine.rules.racing(
@@ -145,7 +146,7 @@ def rhythm_evening(tmp: Path) -> Table:
     for seat in ("Blue", "Red"):  # both ready: the count-in, then the first call
         t.tap(seat)
     t.until("count_in")
-    t.engine._command(Command("pause"))
+    t.engine._command(Pause())
     t.until("paused")
     t.tap("Red")  # a press while paused resumes, after a count-in
     t.until("quiet_table")  # nobody slaps: after a few quiet rounds the table pauses itself

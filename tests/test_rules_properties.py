@@ -22,7 +22,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from referee.engine.loop import Command, Engine, open_game
+from referee.engine.commands import Feed, Request
+from referee.engine.loop import Engine, open_game
 from referee.events import Cue, GameStart
 from referee.store.database import Store, connect, export_lines
 from referee.store.tablelog import LogError, event_from_json, replay
@@ -289,7 +290,7 @@ def play_live(tmp: Path, log: list[dict[str, Any]], seed: int) -> tuple[list[Any
                 engine.turn()
             now[0] = max(now[0], at)
             if isinstance(event, Cue):
-                engine.submit(Command("feed", {"event": event}))
+                engine.submit(Request(Feed(event)))
             else:
                 engine.submit(event)
             try:

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from referee.engine.loop import Command, Engine, open_game, phrasebook
+from referee.engine.commands import End
+from referee.engine.loop import Engine, open_game, phrasebook
 from referee.events import Facts, GameStart, Penalty, Press, Undo
 from referee.rules.pig import Pig, _letter
 from referee.store.database import Store
@@ -250,7 +251,7 @@ def test_co_champions_are_named_as_a_list(tables: Any) -> None:
     for seat, ms in (("Blue", 200), ("Red", 260), ("Green", 300), ("Yellow", 380)):
         t.press(seat, cue + ms * MS)
     t.at(100)
-    t.engine._command(Command("end"))
+    t.engine._command(End())
     assert t.said()[-1] == "Blue, Red and Green are co-champions!"
 
 

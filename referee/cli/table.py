@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from referee.cli.common import Lines
 from referee.clock import now_us
 from referee.config import TableConfig, build_seats
-from referee.engine.loop import Command, Engine, Item, open_game, resume_game
+from referee.engine.commands import Pause, Request, Resume
+from referee.engine.loop import Engine, Item, open_game, resume_game
 from referee.events import Facts, GameStart
 from referee.rules.registry import rules_for
 from referee.store.database import Store, StoreError, events, games, marks
@@ -144,10 +145,10 @@ class Table:
         engine = self.engine
         if problem is not None and engine is not None and not engine.paused:
             self._paused_for_voice = True
-            engine.submit(Command("pause"))
+            engine.submit(Request(Pause()))
         elif problem is None and self._paused_for_voice and engine is not None:
             self._paused_for_voice = False
-            engine.submit(Command("resume"))
+            engine.submit(Request(Resume()))
 
     def health(self) -> dict[str, Any]:
         """Warnings a player must see (sound device, edge timing) and the counts doctor shows."""

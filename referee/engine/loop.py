@@ -13,10 +13,11 @@ import queue
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from referee.clock import now_us
+from referee.engine import commands
+from referee.engine.commands import Request
 from referee.engine.ports import Leds, TableLog
 from referee.engine.rhythm import POLL_US, Decision, Pace, Phase, Rhythm, View
 from referee.events import (
@@ -55,19 +56,12 @@ log = logging.getLogger(__name__)
 
 PRACTICE_ROUNDS = 3  # a practice game: a few rounds, ruled and said, kept out of history
 
-
-@dataclass(frozen=True)
-class Command:
-    """A control action: pause, resume, end, new_game, standings, stop."""
-
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-    reply: queue.SimpleQueue[Any] | None = None
+CHANGED = object()  # a command's handler changed the table (the pages get the new state)
 
 
 # What the engine's queue carries: events and signals from the box, the judge and the pages.
 Item = (Press | Facts | Penalty | Undo | JudgeKey | ButtonHeld | ButtonStuck | ButtonReleased
-        | Command)
+        | Request)
 
 
 def phrasebook(rules: Rules | type[Rules]) -> Phrasebook:
@@ -161,10 +155,13 @@ class Engine:
     def submit(self, item: Item) -> None:
         self.queue.put_nowait(item)
 
-    def command(self, name: str, timeout: float = 5.0, **args: Any) -> Any:
-        """Run a command on the engine thread and wait for its answer (from HTTP/CLI threads)."""
+    def command(self, cmd: commands.EngineCommand | str, timeout: float = 5.0,
+                **args: Any) -> Any:
+        """Run a command (typed, or by its name with its fields) on the engine thread and wait
+        for its answer (from HTTP/CLI threads)."""
+        typed = commands.parse(cmd, args) if isinstance(cmd, str) else cmd
         reply: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self.submit(Command(name, args, reply))
+        self.submit(Request(typed, reply))
         result = reply.get(timeout=timeout)
         if isinstance(result, Exception):
             raise result
@@ -188,7 +185,7 @@ class Engine:
 
     def stop(self) -> None:
         self._stop.set()
-        self.submit(Command("stop"))
+        self.submit(Request(commands.Stop()))
         if self._thread is not None:
             self._thread.join(timeout=5)
 
@@ -280,9 +277,9 @@ class Engine:
             self.feed(item)
         elif isinstance(item, JudgeKey):
             self._judge_key(item.key)
-        elif isinstance(item, Command):
+        elif isinstance(item, Request):
             try:
-                result = self._command(item)
+                result = self._command(item.command)
             except Exception as exc:  # answered to the caller, who shows it as one line
                 result = exc
             if item.reply is not None:
@@ -699,46 +696,54 @@ class Engine:
                   for need in awaiting.need}
         self.feed(Facts(awaiting.round, values))
 
-    def _command(self, cmd: Command) -> Any:
-        name = cmd.name
-        if name == "stop":
-            self._stop.set()
-        elif name == "pause":
-            if not self._pause():
-                raise ValueError(self._why_no_pause())
-        elif name == "resume":  # idempotent: a table already playing just plays on
-            self._resume()
-        elif name == "start":  # idempotent too: a table already playing just plays on
-            self._start_play()
-        elif name == "end":
-            self._end()
-        elif name == "next_game":
-            self.next_game()
-        elif name == "next_round":
-            if self.storage_full:
-                raise ValueError(self.storage_full)
-            call = self.rules.next_call()
-            if call is None or self.ended or self._current_awaits():
-                raise ValueError("a round cannot start now (race open, judge asked or game over)")
-            self.start_round(call)
-        elif name == "standings":
-            st = self.rules.standings()
-            self.say("standings", {"text": standings_text(
-                [(r.seat, r.score) for r in st.seats], self.book)})
-            return st.to_json()
-        elif name == "feed":
-            self.feed(cmd.args["event"])
-        elif name == "step":  # a simulated clock moved on (tests)
-            self.step()
-            return None
-        elif name == "wake":
-            return self.next_wake()
-        elif name == "snapshot":
-            return self.snapshot()
-        else:
-            raise ValueError(f"unknown command {name!r}")
+    def _command(self, cmd: commands.EngineCommand) -> Any:
+        """Run a command's handler. A handler that changed the table answers `CHANGED`: the
+        pages get the new state, and so does the caller; the others answer what was asked."""
+        handler = self._handlers().get(type(cmd))
+        if handler is None:
+            raise ValueError(f"unknown command {cmd!r}")
+        answer = handler(cmd)
+        if answer is not CHANGED:
+            return answer
         self._publish("state", self.snapshot())
         return self.snapshot()
+
+    def _handlers(self) -> dict[type[commands.EngineCommand], Callable[[Any], Any]]:
+        def changes(act: Callable[[], Any]) -> Callable[[Any], object]:
+            return lambda _: (act(), CHANGED)[1]
+
+        return {
+            commands.Stop: changes(self._stop.set),
+            commands.Pause: changes(self._on_pause),
+            commands.Resume: changes(self._resume),  # idempotent: a table playing plays on
+            commands.Start: changes(self._start_play),  # idempotent too
+            commands.End: changes(self._end),
+            commands.NextGame: changes(self.next_game),
+            commands.NextRound: changes(self._on_next_round),
+            commands.SayStandings: lambda _: self._on_standings(),
+            commands.Feed: lambda c: changes(lambda: self.feed(c.event))(c),
+            commands.Step: lambda _: self.step(),
+            commands.Wake: lambda _: self.next_wake(),
+            commands.Snapshot: lambda _: self.snapshot(),
+        }
+
+    def _on_pause(self) -> None:
+        if not self._pause():
+            raise ValueError(self._why_no_pause())
+
+    def _on_next_round(self) -> None:
+        if self.storage_full:
+            raise ValueError(self.storage_full)
+        call = self.rules.next_call()
+        if call is None or self.ended or self._current_awaits():
+            raise ValueError("a round cannot start now (race open, judge asked or game over)")
+        self.start_round(call)
+
+    def _on_standings(self) -> dict[str, Any]:
+        st = self.rules.standings()
+        self.say("standings", {"text": standings_text(
+            [(r.seat, r.score) for r in st.seats], self.book)})
+        return st.to_json()
 
     def _end(self) -> None:
         """The judge ends the game early: the leaders as they stand are the (co-)champions."""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from referee.config import TableConfig
+    from referee.engine.commands import EngineCommand
     from referee.events import Event, GameStart
     from referee.rules.base import Rules
     from referee.store.database import Store
@@ -50,7 +51,7 @@ class EnginePort(Protocol):
     rules: Rules
     game_id: int
 
-    def command(self, name: str, timeout: float = 5.0, **args: Any) -> Any:
+    def command(self, cmd: EngineCommand | str, timeout: float = 5.0, **args: Any) -> Any:
         """Run a command on the engine thread; its answer, or the exception it raised."""
 
     def subscribe(self, listener: Listener) -> None: ...

@@ -122,6 +122,12 @@ class PigsTail(RederivedRules):
                         pause_ms=int(self.options["pause_ms"]),
                         turn_ms=int(self.options["turn_ms"]), quiet_rounds=3)
 
+    def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
+        """The centre pile, and the flips as "N of 52"."""
+        self.sync()
+        return {**super().words(scores), "pile": self.state.pile,
+                "progress": [len(self.cues), CARDS]}
+
     def questions(self) -> list[tuple[Fact, ...]]:
         """Only a race (take = slowest) can leave the match in doubt; the flipper's claim is
         taken as it comes, and the judge corrects it unasked."""

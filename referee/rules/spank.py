@@ -116,6 +116,9 @@ class SpankThePig(Rules):
     SEATS: ClassVar[tuple[int, int]] = (2, 7)
     UNIT: ClassVar[str] = "whammies"
     UNIT_WORDS: ClassVar[tuple[str, str]] = ("whammy", "whammies")
+    PENALTY_REASONS: ClassVar[tuple[str, ...]] = (
+        "slapped the hippo", "slapped the wrong card", "last to shout the double",
+        "shouted a double wrongly")
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap", "double")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.number("deck", 72, 2, 1_000_000, unit="cards", label="Deck",

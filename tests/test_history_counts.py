@@ -142,3 +142,18 @@ def test_history_never_says_no_finished_games_above_a_finished_one(
     assert "demo: not rated" in html
     assert "No finished games yet" not in html
     assert "No rated games yet" in html and "never demo" in html
+
+
+def test_history_names_the_variant_played(tmp_path: Path) -> None:
+    store = Store(tmp_path / "referee.db")
+    try:
+        game = store.new_game(GameStart("pig", SEATS, {"variant": "spoons"}))
+        store.append(game, Press(1_000_000, "Blue", "slap"))
+    finally:
+        store.close()
+    conn = connect(tmp_path / "referee.db", readonly=True)
+    try:
+        (listed,) = past_games(conn, "variant")
+    finally:
+        conn.close()
+    assert listed.id == game and listed.title == "Spoons"

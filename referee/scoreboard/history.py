@@ -256,7 +256,7 @@ def _from_rules(base: dict[str, Any], rules: Rules, st: Standings) -> GameSummar
             if us > 0 or (us == 0 and not opened_by_press):
                 reactions.setdefault(seat, []).append(us)
     return GameSummary(
-        **base, rounds=rules.status().round, final=st.final,
+        **{**base, "title": rules.title()}, rounds=rules.status().round, final=st.final,
         standings=tuple(r.to_json() for r in st.seats), winners=tuple(st.winners),
         reactions_us={s: tuple(v) for s, v in reactions.items()})
 

@@ -680,6 +680,8 @@ def test_pigs_tail_shows_the_pile_and_the_flips_of_52(stage: Stage, out_dir: Pat
         for viewport in VIEWPORTS:
             assert walk.pages[("table", viewport)].inner_text("#round") == \
                 "Flip 3 of 52 · pile 3 cards"
+            # a flip with no claim: nobody raced, so nobody "never tapped"
+            assert "never" not in walk.pages[("table", viewport)].inner_text("#reactions")
         finish(walk, out_dir)
     finally:
         walk.engine.stop()

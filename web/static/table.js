@@ -138,6 +138,11 @@
     const seats = s.seat_order.filter((seat) => inRace.has(seat) &&
       !(s.seats.find((r) => r.seat === seat) || {}).out);
     const times = seats.map((seat) => [seat, reactions[seat]]);
+    // a turn nobody raced (one seat's flip, no claim): no reaction to show, nobody "never pressed"
+    if (seats.length === 1 && s.seat_order.length > 1 && times[0][1] === undefined && !racing) {
+      reactEl.replaceChildren();
+      return;
+    }
     times.sort((a, b) => (a[1] ?? Infinity) - (b[1] ?? Infinity));
     const slowest = Math.max(1, ...times.map(([, t]) => t ?? 0));
     reactEl.style.setProperty("--react-cols", times.length > 4 ? "2" : "1");

@@ -74,9 +74,6 @@ def _game_pattern() -> re.Pattern[str]:
 KNOWN_GAME_WORDS = {
     ("cli/buttons.py", "lives here"): "cli: an English verb the unit pattern catches",
     ("cli/common.py", "18 cards to each player"): "cli: a docstring's example of a deal",
-    ("web/templates/judge.html", "slapped the hippo"): "web: the penalty reason offered in "
-                                                       "every game (issue 22)",
-    ("web/static/common.js", "a flipper claims"): "web: a comment naming Pig's Tail's flipper",
 }
 PARTS_NAMING_NO_GAME = ["engine", "scoreboard", "voice", "cli", "web"]
 

@@ -29,10 +29,14 @@ PIN = "2468"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
 
 
-def test_the_page_scripts_name_no_game() -> None:
-    names = re.compile(r"spank|\bpigs?\b|whamm|spoon|nose|tongue|pigs-tail|zebracorn|hippo",
+def test_the_pages_name_no_game() -> None:
+    """The scripts, the style sheet and the templates: a game's words come from its declaration."""
+    names = re.compile(r"spank|\bpigs?\b|whamm|spoon|nose|tongue|pigs-tail|zebracorn|hippo|P-I-G",
                        re.IGNORECASE)
-    for script in sorted((web_dir() / "static").glob("*.js")):
+    web = web_dir()
+    files = [*(web / "static").glob("*.js"), *(web / "static").glob("*.css"),
+             *(web / "templates").glob("*.html")]
+    for script in sorted(files):
         for number, line in enumerate(script.read_text().splitlines(), start=1):
             assert not names.search(line), f"{script.name}:{number}: {line.strip()}"
 

@@ -103,3 +103,57 @@ def test_the_history_page_tags_a_demo_game(tmp_path: Path, mock_factory: Any) ->
     finally:
         table.close()
     assert "demo: not rated" in html
+
+
+def test_every_game_a_demo_table_plays_is_a_demo_game(tmp_path: Path, mock_factory: Any) -> None:
+    """Demo games are kept out of the ratings, all of them: the game the demo opens, the real game
+    after its practice, and the next game the judge or the keypad starts after the end."""
+    table = Table(default_config(list(SEATS)), db=tmp_path / "referee.db", mock=True,
+                  no_speech=True, out=io.StringIO(), auto=False, demo=True)
+    try:
+        engine = table.start("spank-the-pig", {"deck": 3, "doubles": "off"}, resume=False)
+        first_id = engine.game_id
+        engine.command("end")
+        engine.command("next_game")  # the engine's own next game: same game, same seats
+        second_id = int(engine.command("snapshot")["game_id"])
+    finally:
+        table.close()
+    conn = connect(tmp_path / "referee.db", readonly=True)
+    try:
+        listed = {g.id: (g.demo, g.rated) for g in past_games(conn, "demo-next")}
+    finally:
+        conn.close()
+    assert second_id != first_id
+    assert listed == {first_id: (True, False), second_id: (True, False)}
+
+
+def test_history_never_says_no_finished_games_above_a_finished_one(
+        tmp_path: Path, mock_factory: Any) -> None:
+    from referee.scoreboard.app import create_app
+
+    table = Table(default_config(list(SEATS)), db=tmp_path / "referee.db", mock=True,
+                  no_speech=True, out=io.StringIO(), auto=False, demo=True)
+    try:
+        engine = table.start("spank-the-pig", {"deck": 3, "doubles": "off"}, resume=False)
+        engine.command("end")  # a finished demo game: listed, and not rated
+        html = create_app(table).test_client().get("/history").get_data(as_text=True)
+    finally:
+        table.close()
+    assert "demo: not rated" in html
+    assert "No finished games yet" not in html
+    assert "No rated games yet" in html and "never demo" in html
+
+
+def test_history_names_the_variant_played(tmp_path: Path) -> None:
+    store = Store(tmp_path / "referee.db")
+    try:
+        game = store.new_game(GameStart("pig", SEATS, {"variant": "spoons"}))
+        store.append(game, Press(1_000_000, "Blue", "slap"))
+    finally:
+        store.close()
+    conn = connect(tmp_path / "referee.db", readonly=True)
+    try:
+        (listed,) = past_games(conn, "variant")
+    finally:
+        conn.close()
+    assert listed.id == game and listed.title == "Spoons"

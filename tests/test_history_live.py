@@ -133,3 +133,86 @@ def test_when_the_game_ends_history_rules_it_as_referee_replay_does(
         assert (str(path), game) not in history._folds  # the rules of a finished game let go
     finally:
         store.close()
+
+
+def finished_game(store: Store, rounds: int = 2) -> int:
+    """A game whose last race closed on the table's clock (every seat slapped, `tie_us` later):
+    the log ends with the last press, and the table marks the game over, as the live table does."""
+    game = store.new_game(GameStart("spank-the-pig", SEATS, {"deck": 3 * rounds, "doubles": "off"}))
+    for number in range(1, rounds + 1):
+        play_round(store, game, number, last="Red" if number == rounds else "Green")
+    return game
+
+
+def announced(path: Path, game: int) -> dict[str, Any]:
+    """What the table says at the end: the whole log ruled, as `referee replay` rules it."""
+    conn = connect(path, readonly=True)
+    try:
+        return replay(list(export_lines(conn, game))).standings.to_json()
+    finally:
+        conn.close()
+
+
+def test_a_just_finished_game_shows_as_the_table_announced_it_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "referee.db"
+    store = Store(path)
+    try:
+        game = store.new_game(GameStart("spank-the-pig", SEATS, {"deck": 6, "doubles": "off"}))
+        play_round(store, game, 1)
+        live_summary(path, game)  # first sight: round 1 in play
+        play_round(store, game, 2, last="Red")  # it grows: a game in play, the last race open
+        deadline = time.monotonic() + 20
+        while (live_summary(path, game).rounds < 2
+               or history._busy[(str(path), game)].locked()):
+            assert time.monotonic() < deadline, "the game in play never came up to date"
+            time.sleep(0.01)
+        assert not live_summary(path, game).final  # the last race is still open in the log
+        final = announced(path, game)
+        store.mark(game, "over", final)  # the table closes the race and says the end
+        summary = live_summary(path, game)  # at once: not "unfinished" with the old places
+        assert summary.final
+        assert list(summary.standings) == final["seats"]
+        assert summary.winners == tuple(final["winners"]) == ("Blue",)
+    finally:
+        store.close()
+
+
+def test_the_judges_end_shows_the_champions_the_table_crowned(tmp_path: Path) -> None:
+    """Ended from the panel: the leaders as they stood are the champions, in history too."""
+    path = tmp_path / "referee.db"
+    store = Store(path)
+    try:
+        game = store.new_game(GameStart("spank-the-pig", SEATS, {"deck": 30, "doubles": "off"}))
+        play_round(store, game, 1)
+        play_round(store, game, 2)
+        live_summary(path, game)
+        standings = announced(path, game)
+        crowned = {**standings, "final": True, "winners": ["Blue", "Red"]}
+        store.mark(game, "ended", True)
+        store.mark(game, "over", crowned)
+        summary = live_summary(path, game)
+        assert summary.final and summary.ended
+        assert summary.winners == ("Blue", "Red")
+        assert list(summary.standings) == crowned["seats"]
+    finally:
+        store.close()
+
+
+def test_a_line_written_after_the_end_never_makes_a_finished_game_unfinished(
+        tmp_path: Path) -> None:
+    """The table was quit inside the last race's window and a restart voided that round: the
+    game was over and announced, and history shows it so."""
+    from referee.events import Facts
+
+    path = tmp_path / "referee.db"
+    store = Store(path)
+    try:
+        game = finished_game(store)
+        final = announced(path, game)
+        store.mark(game, "over", final)
+        store.append(game, Facts(2, {"void": True}))
+        summary = live_summary(path, game)
+        assert summary.final and summary.winners == tuple(final["winners"])
+        assert list(summary.standings) == final["seats"]
+    finally:
+        store.close()

@@ -502,10 +502,14 @@ def test_pig_a_claim_stands_until_the_judge_says() -> None:
 
 
 def test_pig_words_for_the_scoreboard() -> None:
-    rules = Pig(FOUR, {"variant": "spoons"})
+    """With 3 lives letters (P-I-G); with 1 lives lost; the title names the variant."""
+    shared = {"pressed": "pressed", "thing": "spoon", "act": "grab a spoon", "more_wins": False,
+              "title": "Spoons", "penalties": ["judge's penalty"]}
+    rules = Pig(FOUR, {"variant": "spoons", "lives": 3})
     assert rules.words({"Blue": 0, "Red": 2}) == {
-        "unit": ["letter", "letters"], "pressed": "pressed", "thing": "spoon",
-        "act": "grab a spoon", "letters": {"Blue": "", "Red": "P-I"}}
+        **shared, "unit": ["letter", "letters"], "letters": {"Blue": "", "Red": "P-I"}}
+    rules = Pig(FOUR, {"variant": "spoons", "lives": 1})
+    assert rules.words({"Blue": 0, "Red": 1}) == {**shared, "unit": ["life lost", "lives lost"]}
 
 
 def test_pig_nothing_to_announce_for_a_round_not_yet_reached() -> None:

@@ -539,3 +539,166 @@ def test_the_page_check_sees_what_a_person_would(stage: Stage) -> None:
     assert 'p#probe-wide "undefined" sticks out sideways' in found
     assert 'the text says "undefined"' in found
     assert 'p#probe-low "low" is below the screen' in found
+
+
+# -- the defects of issue 22, each seen on the pages -----------------------------------------
+
+LINES_JS = """() => [...document.querySelectorAll('.lines .margin')].map((m) => {
+  // the text before the margin, and whether the margin starts on that text's last line
+  const before = m.parentElement.classList.contains('what') ? m.parentElement.firstChild
+    : m.previousElementSibling;
+  const range = document.createRange();
+  range.selectNodeContents(before);
+  const rects = [...range.getClientRects()];
+  const last = rects[rects.length - 1];
+  return {margin: m.textContent, ok: !!last && m.getClientRects()[0].top < last.bottom - 2};
+})"""
+
+
+def test_spank_the_pig_game_over_fits_a_tv_after_a_whole_game(stage: Stage, out_dir: Path) -> None:
+    """A whole game played to its end: the game-over view fits 1920×1080 with no scroll (it was
+    1110 px tall), the standings under the champion are large on the TV, and a ruling's "by N
+    milliseconds" stays on its ruling's line."""
+    walk = start_walk(stage, "spank-the-pig", {"deck": 28, "doubles": "off", "tempo_ms": 500,
+                                               "tie_us": 1000})
+    lasts = ["Yellow", "Red", "Green", "Yellow", "Red", "Yellow", "Green"]  # Blue: champion
+    try:
+        for last in lasts:
+            walk.do("next_round")
+            walk.at(1200)
+            order = [s for s in SEATS if s != last] + [last]
+            for seat, gap in zip(order, (180, 40, 60, 451), strict=True):
+                walk.press(seat, gap)
+            walk.at(100)
+        state = walk.poke()
+        assert state["final"] and state["winners"] == ["Blue"]
+        look(walk, "over-whole-game", out_dir, "over")
+        table = tv_table(walk)
+        height = table.evaluate("() => document.documentElement.scrollHeight")
+        assert height <= VIEWPORTS["tv"][1], f"the game-over view is {height} px tall"
+        size = table.eval_on_selector("#winner .standings",
+                                      "e => parseFloat(getComputedStyle(e).fontSize)")
+        assert size >= 28, f"the standings line is {size} px: too small across a room"
+        assert "Champion: Blue!" in table.inner_text("#winner")
+        for page in (table, walk.pages[("table", "phone")]):
+            lines = page.evaluate(LINES_JS)
+            assert lines and all(x["ok"] for x in lines), lines
+        finish(walk, out_dir)
+    finally:
+        walk.engine.stop()
+
+
+def test_co_champions_read_as_a_list(stage: Stage) -> None:
+    walk = start_walk(stage, "spank-the-pig", {"deck": 8, "doubles": "off"})
+    try:
+        walk.do("end")  # nobody has a whammy: all four lead
+        look(walk, "over-co", ARTIFACTS, "over")
+        assert tv_table(walk).inner_text("#winner .champion") == \
+            "Champions: Blue, Red, Green and Yellow!"
+    finally:
+        walk.engine.stop()
+
+
+def test_a_gain_is_red_only_where_fewer_wins(stage: Stage, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game where more wins (made up in the tests): its point is a gain, shown green; Spank's
+    whammy is a loss, shown red."""
+    from tests.made_up_game import FirstAfterTheBeep
+    from tests.support import register_game
+
+    register_game(monkeypatch, FirstAfterTheBeep)  # its words come with it
+    walk = start_walk(stage, "beep-race", {"rounds": 3})
+    try:
+        walk.do("next_round")
+        walk.at(400)
+        walk.press("Red", 200)  # first after the beep: +1 point
+        walk.at(1500)
+        look(walk, "more-wins", ARTIFACTS, "ruled", pages=("table",))
+        table = tv_table(walk)
+        assert table.eval_on_selector_all(".delta", "xs => xs.map((x) => x.className)") == \
+            ["delta gain", "delta gain"]  # the tile's and the ruling's
+        green = table.eval_on_selector(".delta", "e => getComputedStyle(e).backgroundColor")
+        assert green == "rgb(74, 222, 128)"
+    finally:
+        walk.engine.stop()
+    walk = start_walk(stage, "spank-the-pig", {"deck": 8, "doubles": "off", "tempo_ms": 500})
+    try:
+        walk.do("next_round")
+        walk.at(1200)
+        for seat, gap in (("Blue", 100), ("Red", 40), ("Green", 60), ("Yellow", 300)):
+            walk.press(seat, gap)
+        walk.at(100)
+        look(walk, "fewer-wins", ARTIFACTS, "ruled", pages=("table",))
+        assert tv_table(walk).eval_on_selector_all(
+            ".delta", "xs => xs.map((x) => x.className)") == ["delta loss", "delta loss"]
+    finally:
+        walk.engine.stop()
+
+
+@pytest.mark.parametrize("lives", [1, 3])
+def test_pig_speaks_of_losing_with_one_life_and_of_letters_with_three(
+        stage: Stage, out_dir: Path, lives: int) -> None:
+    walk = start_walk(stage, "pig", {"variant": "tongue", "lives": lives})
+    try:
+        for _ in range(3):
+            walk.press("Blue", 16_000)  # a claim after the last window; Yellow is last
+            walk.press("Red", 300)
+            walk.press("Green", 300)
+            walk.at(50)
+            if lives == 1:
+                break
+        texts = look(walk, f"lives-{lives}", out_dir, None, pages=("table",))
+        table = tv_table(walk)
+        assert table.inner_text("#title").startswith("Tongue")  # the variant played
+        assert walk.pages[("table", "phone")].inner_text("#title").startswith("Tongue")
+        ruling = table.inner_text("#ruling-lines")
+        if lives == 1:
+            assert "+1 life lost" in ruling and "letter" not in texts["table-tv"]
+        else:
+            assert "+1 letter" in ruling
+            for page in (table, walk.pages[("table", "phone")]):
+                num = page.locator('#seats [data-seat="Yellow"] .num')
+                assert num.inner_text() == "P\u2011I\u2011G"
+                lines = num.evaluate("e => e.getClientRects().length === 1 && "
+                                     "e.getBoundingClientRect().height < 1.6 * "
+                                     "parseFloat(getComputedStyle(e).fontSize)")
+                assert lines, "P-I-G breaks over two lines"
+        finish(walk, out_dir)
+    finally:
+        walk.engine.stop()
+
+
+def test_pigs_tail_shows_the_pile_and_the_flips_of_52(stage: Stage, out_dir: Path) -> None:
+    walk = start_walk(stage, "pigs-tail", {"take": "flipper"})
+    try:
+        for _ in range(3):  # three flips, nobody claims: three cards on the pile
+            walk.do("next_round")
+            walk.at(4500)
+        look(walk, "pile", out_dir, "ruled", pages=("table",))
+        for viewport in VIEWPORTS:
+            assert walk.pages[("table", viewport)].inner_text("#round") == \
+                "Flip 3 of 52 · pile 3 cards"
+            # a flip with no claim: nobody raced, so nobody "never tapped"
+            assert "never" not in walk.pages[("table", viewport)].inner_text("#reactions")
+        finish(walk, out_dir)
+    finally:
+        walk.engine.stop()
+
+
+def test_the_judge_suggests_the_game_s_own_penalty_reasons(stage: Stage) -> None:
+    walk = start_walk(stage, "pig", {})
+    try:
+        judge = walk.pages[("judge", "phone")]
+        look(walk, "reasons", ARTIFACTS, None, pages=("judge",))
+        options = judge.eval_on_selector_all("#reasons option", "os => os.map((o) => o.value)")
+        assert options == list(rules_for("pig").PENALTY_REASONS)
+        assert "slapped the hippo" not in options
+    finally:
+        walk.engine.stop()
+    walk = start_walk(stage, "spank-the-pig", {})
+    try:
+        judge = walk.pages[("judge", "phone")]
+        look(walk, "reasons", ARTIFACTS, None, pages=("judge",))
+        options = judge.eval_on_selector_all("#reasons option", "os => os.map((o) => o.value)")
+        assert "slapped the hippo" in options
+    finally:
+        walk.engine.stop()

@@ -115,6 +115,7 @@ class Table:
         self.out = cast(TextIO, Lines(out if out is not None else sys.stdout))
         self.pin = pin or config.pin or f"{secrets.randbelow(1_000_000):06d}"
         self.store = Store(db or config.db or default_db())
+        self.store.demo = demo  # every game of a demo table is a demo game (kept out of ratings)
         self.announcer = announcer or make_announcer(config, no_speech=no_speech, out=self.out)
         self.auto = auto
         self.clock = clock
@@ -228,8 +229,6 @@ class Table:
         if engine is None:
             engine = open_game(self.store, GameStart(game, seats, opts), self.announcer,
                                practice=practice, **kw)
-            if self.demo:
-                self.store.mark(engine.game_id, "demo", True)
         for listener in self.listeners:
             engine.subscribe(listener)
         self.engine = engine

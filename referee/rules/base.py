@@ -101,6 +101,7 @@ class Rules(ABC):
       keeps only the shared sentences) and CALLS (those of its phrase keys that are calls, said
       beat by beat on time);
     - MORE_WINS (the score's direction: False, fewest wins, as whammies; True, most wins);
+    - PENALTY_REASONS (the reasons the judge panel suggests for a penalty);
     - OPTIONS (its own `Option`s; `COMMON_OPTIONS` come with every game), FACTS (the `Fact`s the
       judge may give; `VOID` comes with every game), REASONS (its `Reason` enums);
     - ROUNDS_FROM_CUES (rounds are numbered by cues; False: by claims, which are presses),
@@ -127,6 +128,8 @@ class Rules(ABC):
     UNIT_SAID: ClassVar[UnitWords | None] = None  # None: "{n} whammy", "{n} whammies"
     PHRASES: ClassVar[Mapping[str, Sequence[str]]] = {}  # key → beats ("{seat},", "flip!")
     CALLS: ClassVar[tuple[str, ...]] = ()  # the PHRASES that are calls (said on time)
+    # what the judge panel suggests as a penalty's reason (the judge may write any other)
+    PENALTY_REASONS: ClassVar[tuple[str, ...]] = ("judge's penalty",)
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap",)
     ROUNDS_FROM_CUES: ClassVar[bool] = True  # rounds are numbered by cues (False: by claims)
     SILENT_RACE: ClassVar[bool] = False
@@ -221,10 +224,15 @@ class Rules(ABC):
         """How many rounds the game plans (before any sudden death); None: not known ahead."""
         return None
 
+    def title(self) -> str:
+        """The game's name as the pages show it with these options (a variant's own name)."""
+        return self.TITLE
+
     def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
         """The game's own words for the scoreboard: the unit, and whatever else it shows."""
         return {"unit": list(self.UNIT_WORDS), "pressed": self.PRESSED,
-                "more_wins": self.MORE_WINS}
+                "more_wins": self.MORE_WINS, "title": self.title(),
+                "penalties": list(self.PENALTY_REASONS)}
 
     @classmethod
     def unit_said(cls) -> UnitWords:

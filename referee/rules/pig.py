@@ -169,13 +169,19 @@ class Pig(RederivedRules):
     def reason_words(self) -> dict[str, str]:
         return {"act": VARIANTS[self.options["variant"]].done}
 
+    def title(self) -> str:
+        """The variant played: "Pig", "Spoons" or "Tongue"."""
+        return str(self.options["variant"]).title()
+
     def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
-        """Letters for lives lost (P-I-G), and what a claim looks like in this variant."""
+        """What a claim looks like in this variant; with 3 lives, letters for lives lost
+        (P-I-G); with 1, lives lost (the loser is out)."""
         variant = VARIANTS[self.options["variant"]]
-        return {"unit": list(self.UNIT_WORDS), "pressed": self.PRESSED,
-                "thing": variant.thing, "act": variant.act,
-                "letters": {seat: "-".join(LETTERS[:min(n, len(LETTERS))])
-                            for seat, n in scores.items()}}
+        words = {**super().words(scores), "thing": variant.thing, "act": variant.act}
+        if int(self.options["lives"]) == 1:
+            return {**words, "unit": ["life lost", "lives lost"]}
+        return {**words, "letters": {seat: "-".join(LETTERS[:min(n, len(LETTERS))])
+                                     for seat, n in scores.items()}}
 
     # -- input --------------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from referee.events import Awaiting, Reason, Ruling
 from referee.rules import odds, race
@@ -80,6 +80,11 @@ class PigsTail(TurnRules):
         return Schedule(tempo_ms=int(self.options["tempo_ms"]),
                         pause_ms=int(self.options["pause_ms"]),
                         turn_ms=int(self.options["turn_ms"]), quiet_rounds=quiet_flips())
+
+    def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
+        """The centre pile, and the flips as "N of 52"."""
+        return {**super().words(scores), "pile": self.state.pile,
+                "progress": [len(self.cues), CARDS]}
 
     def questions(self) -> list[tuple[Fact, ...]]:
         """Only a race (take = slowest) can leave the match in doubt; the flipper's claim is

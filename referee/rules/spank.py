@@ -122,6 +122,9 @@ class SpankThePig(Rules):
         "take_cards": ("{seat}, take {number} face-up cards into your whammy pile.",),
     }
     CALLS: ClassVar[tuple[str, ...]] = ("spank",)
+    PENALTY_REASONS: ClassVar[tuple[str, ...]] = (
+        "slapped the hippo", "slapped the wrong card", "last to shout the double",
+        "shouted a double wrongly")
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap", "double")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option.number("deck", 72, 2, 1_000_000, unit="cards", label="Deck",

@@ -13,7 +13,11 @@ Rating: Elo over pairwise results. In a game of n players each pair meets once: 
 scores 1, a shared place ½ (a tie is half a win), a worse place 0. Each player's rating moves by
 K/(n−1) × (scored − expected), from the ratings before the game, games taken in the order played.
 Only games that are over (or ended by the judge) after at least one ruled round count, and only
-real games: a `referee demo` game is listed but neither rated nor counted in the reaction times.
+real games: every game a `referee demo` table plays (its first, the next ones, the real game after
+its practice) is listed but neither rated nor counted in the reaction times. A game the table
+announced as over (its "over" mark) shows at once as it was announced, even where its log alone
+does not end it (the judge's End, a race closed by the table's clock after the last line, a line
+written after the end); a correction the log rules over follows.
 A reaction is a press answering a cue; the press that opens a round (a claim, in games whose
 rounds a press opens) answers nothing, so it is no reaction (it would read as "0 ms").
 """
@@ -24,7 +28,7 @@ import sqlite3
 import statistics
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.events import Standings
@@ -87,9 +91,37 @@ MAX_FOLDS = 2  # games in play at once worth keeping rules for (one table plays 
 
 
 def _stamp(conn: sqlite3.Connection, game_id: int) -> tuple[int, bool]:
+    """The game's events counted, and its end marks: a game that ends (the table marks it over
+    or ended, with no line logged) is summarized again at once."""
     (count,) = conn.execute("SELECT COUNT(*) FROM events WHERE game_id = ?", (game_id,)).fetchone()
     ended = bool(marks(conn, game_id, "ended"))
-    return int(count) * 2 + int(ended), ended
+    over = bool(_announced(conn, game_id))
+    return _stamp_of(int(count), ended, over), ended
+
+
+def _stamp_of(count: int, ended: bool, over: bool) -> int:
+    return count * 4 + int(over) * 2 + int(ended)
+
+
+def _lines_of(stamp: int) -> int:
+    """The log lines a stamp counts: the game line and its events."""
+    return stamp // 4 + 1
+
+
+def _announced(conn: sqlite3.Connection, game_id: int) -> dict[str, Any] | None:
+    """The final standings the table said at the end (its latest "over" mark), if it said any."""
+    said = [m for m in marks(conn, game_id, "over") if isinstance(m, dict) and m.get("final")]
+    return said[-1] if said else None
+
+
+def _as_announced(summary: GameSummary, said: dict[str, Any] | None) -> GameSummary:
+    """A game the table announced as over shows as it was announced: the log alone may not end
+    it (the judge's End, a race the table's clock closed after the last line, a line written
+    after the end); once the log rules it over too, the log's standings follow any correction."""
+    if said is None or summary.final or summary.error is not None:
+        return summary
+    return replace(summary, final=True, standings=tuple(said.get("seats", ())),
+                   winners=tuple(said.get("winners", ())))
 
 
 def summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str = "") -> GameSummary:
@@ -101,7 +133,8 @@ def summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str = "") -
         busy = _busy.setdefault(key, threading.Lock())
     if hit is not None and hit[0] == stamp:
         return hit[2]
-    if hit is not None and db_key:  # it grew: a game in play
+    if hit is not None and db_key and stamp % 4 == 0:  # it grew: a game in play (not marked
+        # over or ended: a game the table has ended is summarized at once, as it was announced)
         if not busy.acquire(blocking=False):
             return hit[2]  # being brought up to date right now: the summary a moment old
         handed_over = False
@@ -127,6 +160,8 @@ def summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str = "") -
             hit = _cache.get(key)
         if hit is not None and hit[0] == stamp:
             return hit[2]
+        if stamp % 4:  # ended: replayed whole from now on, its rules in play let go
+            _folds.pop(key, None)
         return _summarize(conn, row, db_key, stamp, ended)
 
 
@@ -142,11 +177,12 @@ def _update(conn: sqlite3.Connection, row: dict[str, Any], key: tuple[str, int],
         stamp, ended = _stamp(conn, game_id)
         return _summarize(conn, row, key[0], stamp, ended)
     rules = fold.rules
-    summary = _from_rules(_base(conn, row, ended), rules, rules.standings())
-    stamp = (fold.lines - 1) * 2 + int(ended)
+    said = _announced(conn, game_id)
+    summary = _as_announced(_from_rules(_base(conn, row, ended), rules, rules.standings()), said)
+    stamp = _stamp_of(fold.lines - 1, ended, said is not None)
     with _cache_lock:
         _cache[key] = (stamp, time.monotonic(), summary)
-    if ended or rules.status().over:  # over: one last replay, as `referee replay` rules it
+    if ended or said is not None or rules.status().over:  # over: replayed whole, once
         _folds.pop(key, None)
         _summarize(conn, row, key[0], stamp, ended)
     return summary
@@ -220,7 +256,7 @@ def _from_rules(base: dict[str, Any], rules: Rules, st: Standings) -> GameSummar
             if us > 0 or (us == 0 and not opened_by_press):
                 reactions.setdefault(seat, []).append(us)
     return GameSummary(
-        **base, rounds=rules.status().round, final=st.final,
+        **{**base, "title": rules.title()}, rounds=rules.status().round, final=st.final,
         standings=tuple(r.to_json() for r in st.seats), winners=tuple(st.winners),
         reactions_us={s: tuple(v) for s, v in reactions.items()})
 
@@ -232,12 +268,13 @@ def _summarize(conn: sqlite3.Connection, row: dict[str, Any], db_key: str, stamp
     base = _base(conn, row, ended)
     try:
         # read up to the counted events only: a press logged meanwhile waits for the next stamp
-        result = replay(_first_lines(export_lines(conn, game_id), stamp // 2 + 1))
+        result = replay(_first_lines(export_lines(conn, game_id), _lines_of(stamp)))
     except (LogError, RulesError, StoreError) as exc:
         summary = GameSummary(**base, rounds=0, final=False, standings=(), winners=(),
                               error=str(exc))
     else:
-        summary = _from_rules(base, result.rules, result.standings)
+        summary = _as_announced(_from_rules(base, result.rules, result.standings),
+                                _announced(conn, game_id))
     with _cache_lock:
         _cache[(db_key, game_id)] = (stamp, time.monotonic(), summary)
     return summary

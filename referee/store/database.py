@@ -182,6 +182,7 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self.demo = False  # `referee demo`'s store: every game it opens is marked a demo game
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -213,12 +214,15 @@ class Store:
 
     def new_game(self, start: GameStart, *, practice: bool = False) -> int:
         created = datetime.now(UTC).isoformat(timespec="seconds")
-        return self._write(
+        game_id = self._write(
             "INSERT INTO games (game, seats, options, practice, created) VALUES (?, ?, ?, ?, ?)",
             (start.game, json.dumps(list(start.seats)), json.dumps(dict(start.options)),
              int(practice), created),
             durable=True,
         )
+        if self.demo:
+            self.mark(game_id, "demo", True)
+        return game_id
 
     def append(self, game_id: int, event: Event) -> int:
         return self._write(

@@ -29,6 +29,19 @@ const TR = (() => {
     return Math.abs(n) === 1 ? one : many;
   }
 
+  /** "gain" or "loss" for a seat's delta, in the game's direction (words.more_wins: a gain is
+      more; otherwise fewer wins, and a gain is a loss); "" for none. */
+  function deltaClass(state, delta) {
+    if (!delta) return "";
+    const moreWins = !!(state.words && state.words.more_wins);
+    return (moreWins ? delta < 0 : delta > 0) ? "loss" : "gain";
+  }
+
+  /** "A", "A and B", "A, B and C". */
+  function names(list) {
+    return list.length > 1 ? `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}` : list.join("");
+  }
+
   function ms(us) {
     if (us === null || us === undefined) return "";
     const v = us / 1000;
@@ -57,7 +70,7 @@ const TR = (() => {
         return s.call || "Get ready…";
       case "race":
         if (s.quiet) return "Playing";
-        // one seat in the race: it is that seat's turn (a flipper claims), nobody races
+        // one seat in the race: it is that seat's turn, nobody races
         return s.racing && s.racing.length === 1 && s.seat_order.length > 1 ? `${s.racing[0]}'s flip` : "Race!";
       case "awaiting": return "Waiting for the judge";
       case "ruled": return s.quiet ? "Playing" : "Ruled";
@@ -71,6 +84,9 @@ const TR = (() => {
 
   function roundLabel(s) {
     if (!s.game) return "No game yet";
+    const w = s.words || {};
+    const pile = typeof w.pile === "number" ? ` · pile ${w.pile} ${unitWord(s.unit, w.pile, w)}` : "";
+    if (w.progress) return `Flip ${w.progress[0]} of ${w.progress[1]}${pile}`;  // the game counts its cards
     if (!s.round) return s.rounds ? `${s.rounds} rounds to play` : s.quiet ? "Playing" : "First round coming";
     if (s.rounds && s.round > s.rounds) return `Sudden death · round ${s.round}`;
     if (s.rounds) return `Round ${s.round} of ${s.rounds}` + (s.round === s.rounds ? " · last round" : "");
@@ -89,12 +105,13 @@ const TR = (() => {
     if (r.seat) {
       parts.push(who(state, r.seat));
       const sign = r.delta > 0 ? "+" : r.delta < 0 ? "−" : "±";
-      parts.push(el("span", {class: "delta " + (r.delta > 0 ? "up" : r.delta < 0 ? "down" : "")},
+      parts.push(el("span", {class: "delta " + deltaClass(state, r.delta)},
         `${sign}${Math.abs(r.delta)} ${unitWord(state.unit, r.delta, state.words)}`));
       const what = r.what || r.reason;
       const m = / by (\d+ milliseconds?)$/.exec(what);
-      parts.push(el("span", {class: "what"}, m ? what.slice(0, m.index) : what));
-      if (m) parts.push(el("span", {class: "margin"}, "by " + m[1]));
+      // what and its margin are one piece of text: the margin never wraps away from it
+      parts.push(el("span", {class: "what"}, m ? what.slice(0, m.index) : what,
+        m ? el("span", {class: "margin"}, " by " + m[1]) : null));
     } else {
       parts.push(el("span", {class: "who"}, r.said || r.reason));
     }
@@ -102,7 +119,7 @@ const TR = (() => {
   }
 
   function title(state) {
-    return state.title || "Table Referee";
+    return (state.words && state.words.title) || state.title || "Table Referee";
   }
 
   function renderStatus(state) {
@@ -294,6 +311,7 @@ const TR = (() => {
     }
   }
 
-  return {withWords, el, ms, ordinal, unitWord, colour, who, phaseLabel, roundLabel, question, rulingLine,
+  return {withWords, el, ms, ordinal, unitWord, deltaClass, names, title, colour, who, phaseLabel, roundLabel,
+    question, rulingLine,
     renderStatus, live, toast, pin, askPin, storedPin, post, act};
 })();

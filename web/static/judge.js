@@ -84,6 +84,7 @@
     renderQuestion(s);
     renderControls(s);
     renderPenaltySeats(s);
+    renderReasons(s);
     if (!roundTouched || newGame) $("penalty-round").value = s.round || 1;
     if (!correctTouched || newGame) $("correct-round").value = s.round || 1;
     $("penalty-round").max = Math.max(1, s.round);
@@ -147,6 +148,16 @@
     }));
   }
 
+  /* the penalty reasons the game suggests (the judge may write any other) */
+  function renderReasons(s) {
+    const reasons = (s.words && s.words.penalties) || [];
+    const list = $("reasons");
+    if (list.dataset.key === reasons.join("\n")) return;
+    list.dataset.key = reasons.join("\n");
+    list.replaceChildren(...reasons.map((r) => el("option", {value: r})));
+    $("penalty-reason").placeholder = reasons[0] || "";
+  }
+
   function renderRecent(s) {
     const rounds = [...recent.keys()].sort((a, b) => b - a).slice(0, 12);
     $("recent").replaceChildren(...(rounds.length ? rounds.map((n) => {
@@ -177,7 +188,7 @@
   });
   $("next-game").addEventListener("click", () => {
     if (!state || !state.game) return;
-    if (!confirm(`Start a new game of ${state.title} with the same seats?`)) return;
+    if (!confirm(`Start a new game of ${TR.title(state)} with the same seats?`)) return;
     act("/api/new-game", {game: state.game, options: state.practice ? {} : state.options, practice: false},
       "New game started");
   });

@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const {el, ms, ordinal, unitWord, colour, who, rulingLine, question} = TR;
+  const {el, ms, ordinal, unitWord, deltaClass, names, colour, who, rulingLine, question} = TR;
   const seatsEl = document.getElementById("seats");
   const banner = document.getElementById("banner");
   const winner = document.getElementById("winner");
@@ -26,11 +26,13 @@
       if (!history.has(e.round)) history.set(e.round, {round: e.round, rulings: e.rulings, correction: false});
     }
     TR.renderStatus(s);
+    if (s.phase !== "cadence" && s.phase !== "race") cueEl.hidden = true;  // the race is over: so is its flash
     empty.hidden = !!s.game;
     renderBanner(s);
     renderSeats(s);
     renderRuling(s);
     renderEarlier(s);
+    fitEarlier();
   }
 
   function renderBanner(s) {
@@ -42,10 +44,10 @@
       banner.hidden = true;
     }
     if (s.final && s.winners.length) {
-      const names = s.winners.join(" and ");
       winner.replaceChildren(
-        `${s.winners.length > 1 ? "Champions" : "Champion"}: ${names}!`,
-        el("small", {}, s.seats.map((r) => `${ordinal(r.place)} ${r.seat} (${r.score})`).join(" · ")));
+        el("span", {class: "champion"}, `${s.winners.length > 1 ? "Champions" : "Champion"}: ${names(s.winners)}!`),
+        el("span", {class: "standings"}, s.seats.map((r) =>
+          el("span", {class: "standing"}, `${ordinal(r.place)} ${r.seat} (${r.score})`))));
       winner.hidden = false;
     } else {
       winner.hidden = true;
@@ -62,7 +64,7 @@
     for (const r of s.rulings) if (r.seat) deltas[r.seat] = (deltas[r.seat] || 0) + r.delta;
     const best = Math.min(...s.seats.map((r) => r.place));
     const stuck = new Set((s.stuck || []).map((x) => x.split(" ")[0]));
-    const letters = s.words && s.words.letters; // lives lost as letters (P-I-G)
+    const letters = s.words && s.words.letters; // the game shows a score as letters
     const tiles = order.map((seat) => {
       const row = rows.get(seat) || {score: 0, place: 0, out: false};
       const reaction = s.reactions_us[seat];
@@ -77,11 +79,13 @@
           el("span", {class: "name"}, seat),
           row.place ? el("span", {class: "place"}, ordinal(row.place)) : null),
         el("div", {class: "score"},
-          el("span", {class: "num"}, letters ? (letters[seat] || String(row.score)) : String(row.score)),
+          // letters never break inside ("A-B-C" keeps its hyphens: non-breaking ones)
+          letters && letters[seat] ? el("span", {class: "num letters"}, letters[seat].replace(/-/g, "\u2011"))
+            : el("span", {class: "num"}, String(row.score)),
           el("span", {class: "unit"}, row.out ? "out" : unitWord(s.unit, row.score, s.words))),
         el("div", {class: "seat-foot"},
           reaction !== undefined && !s.quiet ? el("span", {class: "react"}, ms(reaction)) : null,
-          d ? el("span", {class: "delta " + (d > 0 ? "up" : "down")}, (d > 0 ? "+" : "−") + Math.abs(d)) : null,
+          d ? el("span", {class: "delta " + deltaClass(s, d)}, (d > 0 ? "+" : "−") + Math.abs(d)) : null,
           row.out ? el("span", {class: "flag"}, "out") : null,
           (s.phase === "ready" || s.phase === "over") && (s.ready || []).includes(seat)
             ? el("span", {class: "flag ready"}, "ready ✓") : null,
@@ -142,6 +146,11 @@
       (ownRacers || !(s.seats.find((r) => r.seat === seat) || {}).out));
     const early = (n === s.round && s.early_us) || {};
     const times = seats.map((seat) => [seat, reactions[seat]]);
+    // a turn nobody raced (one seat's flip, no claim): no reaction to show, nobody "never pressed"
+    if (seats.length === 1 && s.seat_order.length > 1 && times[0][1] === undefined && !racing) {
+      reactEl.replaceChildren();
+      return;
+    }
     times.sort((a, b) => (a[1] ?? Infinity) - (b[1] ?? Infinity));
     const slowest = Math.max(1, ...times.map(([, t]) => t ?? 0));
     reactEl.style.setProperty("--react-cols", times.length > 4 ? "2" : "1");
@@ -170,6 +179,16 @@
       return el("li", {}, el("span", {class: "rnd"}, `#${n}`), ...body,
         item.correction ? el("span", {class: "corr"}, "corrected") : null);
     }) : [el("li", {class: "what"}, "—")]));
+  }
+
+  /* On a TV the page is one screen: the oldest of the earlier rounds go until the rest fit. */
+  const tvLayout = window.matchMedia("(min-width: 1400px) and (min-aspect-ratio: 16/10)");
+  function fitEarlier() {
+    if (!tvLayout.matches) return;
+    const lower = document.querySelector(".lower");
+    const doc = document.documentElement;
+    const over = () => lower.scrollHeight > lower.clientHeight + 1 || doc.scrollHeight > window.innerHeight + 1;
+    while (earlierEl.children.length > 1 && over()) earlierEl.lastElementChild.remove();
   }
 
   function onRuling(data) {

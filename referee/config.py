@@ -20,7 +20,8 @@ A table is described by a small TOML file (``config.toml``)::
     clock = 11
     latch = 8
     oe = 25                      # optional: 74HC595 OE, pulled high by 10 kΩ, driven low
-    [options]                    # game options, k = v
+    [options]                    # options of the game being played ([table] game), k = v
+    [options.pigs-tail]          # one game's own options, whichever game the table plays
     [speech]                     # voice, rate, volume, language, device, output_delay_ms
     [buttons]                    # confirm_ms (glitch filter), untimed_edges (allow RPi.GPIO)
 
@@ -32,6 +33,7 @@ may be used only once. ``DEFAULT_WIRING`` is the wiring that wiring.md documents
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 import unicodedata
@@ -155,7 +157,8 @@ class TableConfig:
     seats: tuple[SeatConfig, ...] = ()
     judge: JudgeKeys | None = None
     leds: LedChain | None = None
-    options: dict[str, OptionValue] = field(default_factory=dict)
+    options: dict[str, OptionValue] = field(default_factory=dict)  # flat [options]: `game`'s
+    game_options: dict[str, dict[str, OptionValue]] = field(default_factory=dict)  # [options.g]
     host: str = "127.0.0.1"
     port: int = 8000
     db: str | None = None
@@ -164,6 +167,7 @@ class TableConfig:
     buttons: ButtonOptions = field(default_factory=ButtonOptions)
     # how late a press may reach the engine after its edge (µs); None: the pin library's bound
     delivery_us: int | None = None
+    source: str | None = field(default=None, compare=False)  # the file it was read from
 
     def __post_init__(self) -> None:
         _check(self)
@@ -216,11 +220,12 @@ def _check(config: TableConfig) -> None:
     port = config.port
     if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
         raise ConfigError(f"port {config.port!r} is not a TCP port; use 1-65535, e.g. 8000")
-    for key, value in config.options.items():
-        if not isinstance(value, str | int | bool):
-            raise ConfigError(
-                f"option {key} = {value!r} must be text, a whole number or true/false"
-            )
+    for where, options in (("[options]", config.options),
+                           *((f"[options.{g}]", o) for g, o in config.game_options.items())):
+        for key, value in options.items():
+            if not isinstance(value, str | int | bool):
+                raise ConfigError(f"option {key} = {value!r} in {where} must be text, a whole "
+                                  f"number or true/false")
     delivery = config.delivery_us
     if delivery is not None and (isinstance(delivery, bool) or not isinstance(delivery, int)
                                  or not 0 <= delivery <= MAX_DELIVERY_US):
@@ -375,7 +380,7 @@ def load_config(path: str | Path) -> TableConfig:
     except RecursionError:
         raise ConfigError(f"config file {str(path)!r} is nested too deeply; "
                           f"see hardware/config.example.toml for its shape") from None
-    return _from_toml(data)
+    return dataclasses.replace(_from_toml(data), source=str(path))
 
 
 def _toml_message(path: Path, exc: tomllib.TOMLDecodeError) -> str:
@@ -475,6 +480,7 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
         oe = _opt_int(raw_leds, "oe", "[leds]")
         rest = {k: v for k, v in raw_leds.items() if k != "oe"}
         leds = LedChain(**_pin_group({"leds": rest}, "leds", ("data", "clock", "latch")), oe=oe)
+    flat, per_game = _options(_table(data, "options", "[options]"))
     pin = table.get("pin")
     if pin is not None and (isinstance(pin, bool) or not isinstance(pin, str | int)):
         raise ConfigError(f'pin = {pin!r} in [table] must be a PIN code in quotes, e.g. pin = "483920"')
@@ -485,7 +491,8 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
         seats=tuple(seats),
         judge=judge,
         leds=leds,
-        options=dict(_table(data, "options", "[options]")),
+        options=flat,
+        game_options=per_game,
         host=_opt_str(table, "host", "[table]") or "127.0.0.1",
         port=table.get("port", 8000),
         db=_opt_str(table, "db", "[table]"),
@@ -494,6 +501,20 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
         buttons=_buttons(_table(data, "buttons", "[buttons]")),
         delivery_us=table.get("delivery_us"),
     )
+
+
+def _options(raw: Mapping[str, Any]
+             ) -> tuple[dict[str, OptionValue], dict[str, dict[str, OptionValue]]]:
+    """[options] as the flat options of the config's own game and the `[options.<game>]`
+    tables (a table inside [options] is a game's; which games exist the registry says)."""
+    flat = {k: v for k, v in raw.items() if not isinstance(v, dict)}
+    per_game = {k: dict(v) for k, v in raw.items() if isinstance(v, dict)}
+    for game, table in per_game.items():
+        for key, value in table.items():
+            if isinstance(value, dict):
+                raise ConfigError(f"[options.{game}.{key}] is a table; a game's options are "
+                                  f"k = v lines under [options.{game}]")
+    return flat, per_game
 
 
 def _buttons(raw: Mapping[str, Any]) -> ButtonOptions:

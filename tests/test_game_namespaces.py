@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -20,13 +24,14 @@ import pytest
 
 from referee.cli.main import main as cli_main
 from referee.cli.table import Table
-from referee.config import default_config
+from referee.config import default_config, load_config
 from referee.events import Awaiting, Facts, Reason, Ruling
 from referee.rules.declare import Fact
 from referee.scoreboard.app import serve_in_thread
 from referee.store.tablelog import LogError, replay
 from tests.made_up_game import PHRASES, Beep, BeepRound, FirstAfterTheBeep
 from tests.support import (
+    ROOT,
     assert_refused_in_one_line,
     close_table,
     end_window,
@@ -256,3 +261,150 @@ def test_the_api_takes_option_values_typed(table: Table) -> None:
         assert status == 400 and got["error"] == "option lives='3': expected 1 or 3", got
     finally:
         server.close()
+
+
+# -- options per game in the config ----------------------------------------------------------------
+
+CONFIG = """\
+[table]
+game = "spank-the-pig"
+[[seats]]
+name = "Ann"
+slap = 4
+[[seats]]
+name = "Bob"
+slap = 17
+[[seats]]
+name = "Cy"
+slap = 27
+[options]
+deck = 36
+tie_us = 2000
+{more}
+[options.pigs-tail]
+take = "slowest"
+{tail}
+"""
+
+
+def config_file(tmp_path: Path, more: str = "", tail: str = "") -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG.format(more=more, tail=tail), encoding="utf-8")
+    return path
+
+
+def play(tmp_path: Path, config: Path, *game: str) -> dict[str, Any]:
+    """`referee play [GAME] --config FILE` until the table is up; the game line it logged."""
+    db = tmp_path / "table.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli.main", "play", *game, "--config", str(config),
+         "--mock", "--no-web", "--no-speech", "--db", str(db)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("Table PIN"):
+                break
+        else:
+            raise AssertionError(f"the table did not start: {proc.wait(20)} {proc.stderr.read()}")
+    finally:
+        proc.send_signal(signal.SIGTERM)  # a clean stop, as systemctl's
+        proc.communicate(timeout=30)
+    return dict(json.loads(export(db)[0]))
+
+
+def test_another_game_chosen_takes_its_own_options_and_passes_over_the_config_game_s(
+        tmp_path: Path) -> None:
+    config = config_file(tmp_path)
+    tail = play(tmp_path, config, "pigs-tail")  # Spank's deck = 36 does not stop it
+    assert tail["game"] == "pigs-tail"
+    assert tail["options"]["take"] == "slowest" and tail["options"]["tie_us"] == 2000
+    assert "deck" not in tail["options"]
+    (tmp_path / "table.db").unlink()
+    spank = play(tmp_path, config)  # [table] game: the flat [options] are its own
+    assert spank["game"] == "spank-the-pig"
+    assert (spank["options"]["deck"], spank["options"]["tie_us"]) == (36, 2000)
+
+
+@pytest.mark.parametrize(("more", "tail", "game", "message"), [
+    ("dekc = 36", "", (), "unknown option 'dekc' for spank-the-pig in [options] of {file}; "
+     "known: deck, doubles, early_ms, pause_ms, tempo_ms, tie_us, window_ms "
+     "(another game's options go in [options.<game>])"),
+    ("tei_us = 5", "", ("pig",), "unknown option 'tei_us' in [options] of {file}: no game has "
+     "it; pig knows false_claim, lives, pass_beat_ms, pause_ms, stragglers, tie_us, variant, "
+     "window_ms"),
+    ("", "deck = 36", ("pigs-tail",), "unknown option 'deck' for pigs-tail in "
+     "[options.pigs-tail] of {file}; known: pause_ms, take, tempo_ms, tie_us, turn_ms, "
+     "window_ms"),
+    ("", "deck = 36", (), "unknown option 'deck' for pigs-tail in [options.pigs-tail] of {file}"),
+    ("[options.pigs_tail]\nturn_ms = 900", "", (), "[options.pigs_tail] of {file} names no game; "
+     "use one of "),
+    ("", "turn_ms = \"900\"", ("pigs-tail",), "option turn_ms = '900' in [options.pigs-tail] "
+     "of {file}: expected a whole number from 200 to 60000"),
+    ("", "window_ms = 2500.5", ("pigs-tail",), "option window_ms = 2500.5 in "
+     "[options.pigs-tail] must be text, a whole number or true/false"),
+    ("[options.pig]\nlives = 2", "", ("pig",), "option lives = 2 in [options.pig] of {file}: "
+     "expected 1 or 3"),
+])
+def test_a_bad_option_in_the_config_is_one_line_naming_its_table_and_file(
+        tmp_path: Path, more: str, tail: str, game: tuple[str, ...], message: str) -> None:
+    config = config_file(tmp_path, more, tail)
+    result = run_referee("play", *game, "--config", str(config), "--mock", "--no-web",
+                         "--no-speech", "--db", str(tmp_path / "x.db"))
+    assert_refused_in_one_line(result)
+    assert message.format(file=config) in result.stderr
+    assert not (tmp_path / "x.db").exists()  # refused before anything was written
+
+
+@pytest.fixture
+def configured(mock_factory: Any, tmp_path: Path) -> Iterator[Table]:
+    t = Table(load_config(config_file(tmp_path)), db=tmp_path / "referee.db", mock=True,
+              no_speech=True, pin=PIN, out=io.StringIO(), auto=False)
+    t.start("spank-the-pig", {}, resume=False)
+    yield t
+    close_table(t, WINDOW_MS)
+
+
+def test_the_setup_page_s_new_game_takes_each_game_s_options_from_the_config(
+        configured: Table) -> None:
+    server = serve_in_thread(configured, "127.0.0.1", 0)
+    try:
+        assert configured.engine is not None
+        assert configured.engine.rules.options["deck"] == 36
+        status, got = http(server.port, "/api/new-game", {"game": "pigs-tail"})
+        assert status == 200, got
+        assert (got["options"]["take"], got["options"]["tie_us"]) == ("slowest", 2000)
+        assert "deck" not in got["options"]
+        status, got = http(server.port, "/api/new-game",
+                           {"game": "pigs-tail", "options": {"take": "flipper", "tie_us": 5}})
+        assert status == 200 and got["options"]["take"] == "flipper", got  # the page's win
+        status, got = http(server.port, "/api/new-game", {"game": "pig"})
+        assert status == 200 and got["options"]["tie_us"] == 2000, got
+        status, got = http(server.port, "/api/new-game", {"game": "spank-the-pig"})
+        assert status == 200 and got["options"]["deck"] == 36, got
+    finally:
+        server.close()
+
+
+def test_the_setup_page_s_new_game_names_a_config_typo_for_the_config_s_own_game(
+        mock_factory: Any, tmp_path: Path) -> None:
+    # `lives` in the flat [options] of a Spank the Pig! table: Pig takes it; for Spank the Pig!,
+    # the game the flat options are for, it is a mistake said in one line
+    config = load_config(config_file(tmp_path, "lives = 3"))
+    t = Table(config, db=tmp_path / "referee.db", mock=True, no_speech=True, pin=PIN,
+              out=io.StringIO(), auto=False)
+    t.start("pig", {}, resume=False)
+    server = serve_in_thread(t, "127.0.0.1", 0)
+    try:
+        assert t.engine is not None and t.engine.rules.options["lives"] == 3
+        status, got = http(server.port, "/api/new-game", {"game": "spank-the-pig"})
+        assert status == 400, got
+        assert got["error"] == (f"unknown option 'lives' for spank-the-pig in [options] of "
+                                f"{config.source}; known: deck, doubles, early_ms, pause_ms, "
+                                f"tempo_ms, tie_us, window_ms (another game's options go in "
+                                f"[options.<game>])")
+        assert t.engine.rules.NAME == "pig"  # refused before anything changed
+    finally:
+        server.close()
+        close_table(t, WINDOW_MS)

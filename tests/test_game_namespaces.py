@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+import tests.made_up_game as made_up
 from referee.cli.main import main as cli_main
 from referee.cli.table import Table
 from referee.config import default_config, load_config
@@ -29,7 +30,7 @@ from referee.events import Awaiting, Facts, Reason, Ruling
 from referee.rules.declare import Fact
 from referee.scoreboard.app import serve_in_thread
 from referee.store.tablelog import LogError, replay
-from tests.made_up_game import PHRASES, Beep, BeepRound, FirstAfterTheBeep
+from tests.made_up_game import Beep, BeepRound, FirstAfterTheBeep
 from tests.support import (
     ROOT,
     assert_refused_in_one_line,
@@ -43,6 +44,9 @@ from tests.support import (
 PIN = "2468"
 SEATS = ["Ann", "Bob", "Cy"]
 WINDOW_MS = 60_000
+# the made-up game's words: declared beside its rules where games declare their phrases, else
+# added to the phrase table from its module (as a translation would)
+PHRASES = dict(getattr(FirstAfterTheBeep, "PHRASES", None) or made_up.PHRASES)
 OPTIONS = {"rounds": 2, "tempo_ms": 200, "window_ms": 10_000, "pause_ms": 100}
 
 

@@ -20,7 +20,8 @@ A table is described by a small TOML file (``config.toml``)::
     clock = 11
     latch = 8
     oe = 25                      # optional: 74HC595 OE, pulled high by 10 kΩ, driven low
-    [options]                    # game options, k = v
+    [options]                    # options of the game being played ([table] game), k = v
+    [options.pigs-tail]          # one game's own options, whichever game the table plays
     [speech]                     # voice, rate, volume, language, device, output_delay_ms
     [buttons]                    # confirm_ms (glitch filter), untimed_edges (allow RPi.GPIO)
 
@@ -32,6 +33,7 @@ may be used only once. ``DEFAULT_WIRING`` is the wiring that wiring.md documents
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 import unicodedata
@@ -39,6 +41,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
+
+import msgspec
 
 MAX_SEATS: Final = 8
 BCM_RANGE: Final = range(0, 28)
@@ -155,7 +159,8 @@ class TableConfig:
     seats: tuple[SeatConfig, ...] = ()
     judge: JudgeKeys | None = None
     leds: LedChain | None = None
-    options: dict[str, OptionValue] = field(default_factory=dict)
+    options: dict[str, OptionValue] = field(default_factory=dict)  # flat [options]: `game`'s
+    game_options: dict[str, dict[str, OptionValue]] = field(default_factory=dict)  # [options.g]
     host: str = "127.0.0.1"
     port: int = 8000
     db: str | None = None
@@ -164,6 +169,7 @@ class TableConfig:
     buttons: ButtonOptions = field(default_factory=ButtonOptions)
     # how late a press may reach the engine after its edge (µs); None: the pin library's bound
     delivery_us: int | None = None
+    source: str | None = field(default=None, compare=False)  # the file it was read from
 
     def __post_init__(self) -> None:
         _check(self)
@@ -216,11 +222,12 @@ def _check(config: TableConfig) -> None:
     port = config.port
     if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
         raise ConfigError(f"port {config.port!r} is not a TCP port; use 1-65535, e.g. 8000")
-    for key, value in config.options.items():
-        if not isinstance(value, str | int | bool):
-            raise ConfigError(
-                f"option {key} = {value!r} must be text, a whole number or true/false"
-            )
+    for where, options in (("[options]", config.options),
+                           *((f"[options.{g}]", o) for g, o in config.game_options.items())):
+        for key, value in options.items():
+            if not isinstance(value, str | int | bool):
+                raise ConfigError(f"option {key} = {value!r} in {where} must be text, a whole "
+                                  f"number or true/false")
     delivery = config.delivery_us
     if delivery is not None and (isinstance(delivery, bool) or not isinstance(delivery, int)
                                  or not 0 <= delivery <= MAX_DELIVERY_US):
@@ -375,7 +382,7 @@ def load_config(path: str | Path) -> TableConfig:
     except RecursionError:
         raise ConfigError(f"config file {str(path)!r} is nested too deeply; "
                           f"see hardware/config.example.toml for its shape") from None
-    return _from_toml(data)
+    return dataclasses.replace(_from_toml(data), source=str(path))
 
 
 def _toml_message(path: Path, exc: tomllib.TOMLDecodeError) -> str:
@@ -391,62 +398,127 @@ def _toml_message(path: Path, exc: tomllib.TOMLDecodeError) -> str:
     return f"{path}: {text}"
 
 
-def _table(data: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
-    value = data.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where} must be a table, e.g. [{key}]")
-    return value
+# The file's shape, declared once: msgspec decodes the TOML into these (unknown keys and values of
+# the wrong kind refused), and `_refusal` says each refusal in the words of the table's checks.
+# What a value means (pin ranges and clashes, names, colours, ports) `TableConfig` checks.
 
 
-def _known(table: Mapping[str, Any], known: Sequence[str], where: str) -> None:
-    for key in table:
-        if key not in known:
-            raise ConfigError(f"unknown key {key!r} in {where}; known: {', '.join(known)}")
+class _Seat(msgspec.Struct, forbid_unknown_fields=True):
+    name: str | None = None
+    colour: str | None = None
+    slap: int | None = None
+    double: int | None = None
+    led: int | None = None
 
 
-def _opt_int(table: Mapping[str, Any], key: str, where: str) -> int | None:
-    value = table.get(key)
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ConfigError(f"{key} = {value!r} in {where} is not a BCM pin number; use e.g. {key} = 4")
-    return value
+class _Judge(msgspec.Struct, forbid_unknown_fields=True):
+    yes: int
+    no: int
+    undo: int
 
 
-def _opt_str(table: Mapping[str, Any], key: str, where: str) -> str | None:
-    value = table.get(key)
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f'{key} = {value!r} in {where} must be text in quotes, e.g. {key} = "x"')
-    return value
+class _Leds(msgspec.Struct, forbid_unknown_fields=True):
+    data: int
+    clock: int
+    latch: int
+    oe: int | None = None
 
 
-def _pin_group(data: Mapping[str, Any], name: str, keys: tuple[str, ...]) -> dict[str, int]:
-    """A section of pins that are all required ([judge] yes/no/undo, [leds] data/clock/latch)."""
-    where = f"[{name}]"
-    raw = _table(data, name, where)
-    _known(raw, keys, where)
-    pins = {k: _opt_int(raw, k, where) for k in keys}
-    for k, v in pins.items():
-        if v is None:
-            raise ConfigError(f"{where} has no {k} pin; set {', '.join(keys[:-1])} and {keys[-1]}")
-    return {k: v for k, v in pins.items() if v is not None}
+class _Table(msgspec.Struct, forbid_unknown_fields=True):
+    game: str | None = None
+    host: str | None = None
+    port: Any = 8000  # its range and kind: TableConfig's check, one message for both
+    db: str | None = None
+    pin: str | int | None = None
+    delivery_us: Any = None  # likewise
+
+
+class _Buttons(msgspec.Struct, forbid_unknown_fields=True):
+    confirm_ms: int | float = 1.0
+    untimed_edges: bool = False
+
+
+class _File(msgspec.Struct, forbid_unknown_fields=True):
+    table: _Table = msgspec.field(default_factory=_Table)
+    seats: list[_Seat] | None = None
+    judge: _Judge | None = None
+    leds: _Leds | None = None
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+    speech: dict[str, Any] = msgspec.field(default_factory=dict)
+    buttons: _Buttons = msgspec.field(default_factory=_Buttons)
+
+
+_SECTIONS: Final[dict[str, type[msgspec.Struct]]] = {
+    "table": _Table, "seats": _Seat, "judge": _Judge, "leds": _Leds, "buttons": _Buttons}
+_PIN_KEYS: Final = frozenset({"slap", "double", "led", "yes", "no", "undo", "data", "clock",
+                              "latch", "oe"})
+_TEXT_KEYS: Final = frozenset({"name", "colour", "game", "host", "db"})
+_REFUSAL = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$")
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+
+
+def _decode(data: Mapping[str, Any]) -> _File:
+    try:
+        return msgspec.convert(data, _File, strict=True)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(_refusal(str(exc), data)) from None
+
+
+def _refusal(text: str, data: Mapping[str, Any]) -> str:
+    """msgspec's refusal ("Expected `int | null`, got `str` - at `$.seats[0].slap`") as the
+    table's one line naming the key, where it is and the fix."""
+    found = _REFUSAL.match(text)
+    what = found.group("what") if found else text
+    path: list[str | int] = [m.group(1) if m.group(1) is not None else int(m.group(2))
+                             for m in _STEP.finditer(found.group("path") or "" if found else "")]
+    section = path[0] if path and isinstance(path[0], str) else None
+    where = ("the config file" if section is None else f"seat {int(path[1]) + 1}"
+             if section == "seats" and len(path) > 1 else f"[{section}]")
+    unknown = re.match(r"Object contains unknown field `(.*)`$", what)
+    if unknown:
+        shape = _SECTIONS.get(section) if section is not None else _File
+        known = ", ".join(shape.__struct_fields__) if shape else ""
+        return f"unknown key {unknown.group(1)!r} in {where}; known: {known}"
+    missing = re.match(r"Object missing required field `(.*)`$", what)
+    if missing:
+        keys = _SECTIONS[str(section)].__struct_fields__[:3]
+        return f"{where} has no {missing.group(1)} pin; set {keys[0]}, {keys[1]} and {keys[2]}"
+    field_path = path[2:] if section == "seats" else path[1:]
+    if section == "seats" and len(path) <= 2:
+        return "seats must be [[seats]] tables, one per seat"
+    if not field_path:
+        return f"{where} must be a table, e.g. [{section}]"
+    key = str(field_path[0])
+    value: Any = data
+    for step in path:
+        value = value[step]
+    if key in _PIN_KEYS:
+        return f"{key} = {value!r} in {where} is not a BCM pin number; use e.g. {key} = 4"
+    if key in _TEXT_KEYS:
+        return f'{key} = {value!r} in {where} must be text in quotes, e.g. {key} = "x"'
+    if key == "pin":
+        return f'pin = {value!r} in [table] must be a PIN code in quotes, e.g. pin = "483920"'
+    if key == "confirm_ms":
+        return _CONFIRM.format(value=value)
+    if key == "untimed_edges":
+        return f"untimed_edges = {value!r} in [buttons] must be true or false"
+    return f"{key} = {value!r} in {where}: {what}"  # pragma: no cover - every key is above
+
+
+_CONFIRM: Final = ("confirm_ms = {value!r} in [buttons] must be 0-20 (milliseconds a press must "
+                   "stay low to count; default 1)")
 
 
 def _from_toml(data: Mapping[str, Any]) -> TableConfig:
-    _known(data, ("table", "seats", "judge", "leds", "options", "speech", "buttons"),
-           "the config file")
-    table = _table(data, "table", "[table]")
-    _known(table, ("game", "host", "port", "db", "pin", "delivery_us"), "[table]")
-    seats_raw = data.get("seats")
-    if seats_raw is None:
+    raw = _decode(data)
+    if raw.seats is None:
         raise ConfigError("no [[seats]] in the config file; add one [[seats]] table per seat")
-    if not isinstance(seats_raw, list) or not all(isinstance(s, dict) for s in seats_raw):
-        raise ConfigError("seats must be [[seats]] tables, one per seat")
-    if len(seats_raw) > MAX_SEATS:
-        raise ConfigError(f"{len(seats_raw)} seats configured; the box supports at most {MAX_SEATS}")
+    if len(raw.seats) > MAX_SEATS:
+        raise ConfigError(f"{len(raw.seats)} seats configured; the box supports at most {MAX_SEATS}")
     seats = []
-    for i, raw in enumerate(seats_raw):
+    for i, given in enumerate(raw.seats):
         where = f"seat {i + 1}"
-        _known(raw, SEAT_KEYS, where)
-        name = _opt_str(raw, "name", where)
+        name = given.name
         if name is None:
             name = DEFAULT_SEATS[i][0]
         elif not name.strip():
@@ -454,58 +526,54 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
                               f'name = "{DEFAULT_SEATS[i][0]}"')
         name = clean_text(name, f"name in {where}", MAX_NAME)
         by_name = dict(DEFAULT_SEATS).get(name, DEFAULT_SEATS[i][1])
-        seats.append(
-            SeatConfig(
-                name=name,
-                colour=_opt_str(raw, "colour", where) or by_name,
-                slap=_opt_int(raw, "slap", where),
-                double=_opt_int(raw, "double", where),
-                led=_opt_int(raw, "led", where),
-            )
-        )
+        seats.append(SeatConfig(name=name, colour=given.colour or by_name, slap=given.slap,
+                                double=given.double, led=given.led))
     for i, seat in enumerate(seats):  # after every seat's keys were checked
         if seat.slap is None:
             raise ConfigError(f"seat {i + 1} ({seat.name}) has no slap pin; give it one, e.g. "
                               f"slap = {DEFAULT_WIRING.slap[i]}")
-    judge = leds = None
-    if "judge" in data:
-        judge = JudgeKeys(**_pin_group(data, "judge", ("yes", "no", "undo")))
-    if "leds" in data:
-        raw_leds = _table(data, "leds", "[leds]")
-        oe = _opt_int(raw_leds, "oe", "[leds]")
-        rest = {k: v for k, v in raw_leds.items() if k != "oe"}
-        leds = LedChain(**_pin_group({"leds": rest}, "leds", ("data", "clock", "latch")), oe=oe)
-    pin = table.get("pin")
-    if pin is not None and (isinstance(pin, bool) or not isinstance(pin, str | int)):
-        raise ConfigError(f'pin = {pin!r} in [table] must be a PIN code in quotes, e.g. pin = "483920"')
-    if pin is not None:
-        check_pin(pin, "pin in [table]")
+    judge = None if raw.judge is None else JudgeKeys(raw.judge.yes, raw.judge.no, raw.judge.undo)
+    leds = None if raw.leds is None else LedChain(raw.leds.data, raw.leds.clock, raw.leds.latch,
+                                                  oe=raw.leds.oe)
+    table = raw.table
+    if table.pin is not None:
+        check_pin(table.pin, "pin in [table]")
+    flat, per_game = _options(raw.options)
     return TableConfig(
-        game=_opt_str(table, "game", "[table]") or "spank-the-pig",
+        game=table.game or "spank-the-pig",
         seats=tuple(seats),
         judge=judge,
         leds=leds,
-        options=dict(_table(data, "options", "[options]")),
-        host=_opt_str(table, "host", "[table]") or "127.0.0.1",
-        port=table.get("port", 8000),
-        db=_opt_str(table, "db", "[table]"),
-        pin=None if pin is None else str(pin),
-        speech=dict(_table(data, "speech", "[speech]")),
-        buttons=_buttons(_table(data, "buttons", "[buttons]")),
-        delivery_us=table.get("delivery_us"),
+        options=flat,
+        game_options=per_game,
+        host=table.host or "127.0.0.1",
+        port=table.port,
+        db=table.db,
+        pin=None if table.pin is None else str(table.pin),
+        speech=dict(raw.speech),
+        buttons=_buttons(raw.buttons),
+        delivery_us=table.delivery_us,
     )
 
 
-def _buttons(raw: Mapping[str, Any]) -> ButtonOptions:
-    _known(raw, BUTTON_KEYS, "[buttons]")
-    confirm = raw.get("confirm_ms", 1.0)
-    if isinstance(confirm, bool) or not isinstance(confirm, int | float) or not 0 <= confirm <= 20:
-        raise ConfigError(f"confirm_ms = {confirm!r} in [buttons] must be 0-20 (milliseconds a "
-                          f"press must stay low to count; default 1)")
-    untimed = raw.get("untimed_edges", False)
-    if not isinstance(untimed, bool):
-        raise ConfigError(f"untimed_edges = {untimed!r} in [buttons] must be true or false")
-    return ButtonOptions(confirm_us=round(confirm * 1000), untimed_edges=untimed)
+def _options(raw: Mapping[str, Any]
+             ) -> tuple[dict[str, OptionValue], dict[str, dict[str, OptionValue]]]:
+    """[options] as the flat options of the config's own game and the `[options.<game>]`
+    tables (a table inside [options] is a game's; which games exist the registry says)."""
+    flat = {k: v for k, v in raw.items() if not isinstance(v, dict)}
+    per_game = {k: dict(v) for k, v in raw.items() if isinstance(v, dict)}
+    for game, table in per_game.items():
+        for key, value in table.items():
+            if isinstance(value, dict):
+                raise ConfigError(f"[options.{game}.{key}] is a table; a game's options are "
+                                  f"k = v lines under [options.{game}]")
+    return flat, per_game
+
+
+def _buttons(raw: _Buttons) -> ButtonOptions:
+    if not 0 <= raw.confirm_ms <= 20:
+        raise ConfigError(_CONFIRM.format(value=raw.confirm_ms))
+    return ButtonOptions(confirm_us=round(raw.confirm_ms * 1000), untimed_edges=raw.untimed_edges)
 
 
 def set_config_value(path: str | Path, section: str, key: str, value: int | float | str) -> None:

@@ -31,6 +31,7 @@ from referee.store.database import Store, connect, events, export_lines
 from referee.store.tablelog import replay
 from referee.voice.announce import PrintAnnouncer
 from tests.conftest import TickPin
+from tests.support import typed
 
 engine_log = logging.getLogger("referee.engine.loop")
 
@@ -63,7 +64,7 @@ class Sim:
         self.store = Store(db)
         self.voice = announcer or PrintAnnouncer(io.StringIO(), lead_ms=100, clock=self.clock,
                                                  quiet=True)
-        self.engine = open_game(self.store, GameStart(game, tuple(seats), options),
+        self.engine = open_game(self.store, GameStart(game, tuple(seats), typed(game, options)),
                                 self.voice, clock=self.clock, leds=self.box, auto=auto,
                                 practice=practice, ready=False)  # from the first round on:
         # the Ready step has its own tests (tests/test_rhythm.py, tests/test_game_night.py)

@@ -30,6 +30,7 @@ from referee.voice.announce import PrintAnnouncer
 from referee.voice.audio import RecordingSink
 from referee.voice.speech import SpeechAnnouncer, startup_texts
 from referee.voice.tts import Renderer, SpeechOptions
+from tests.support import typed
 
 START_US = 5_000_000
 
@@ -93,7 +94,7 @@ class SimTable:
         return self.table.engine
 
     def start(self, game: str, options: dict[str, Any], *, practice: bool = False) -> Engine:
-        engine = self.table.start(game, options, practice=practice, resume=False)
+        engine = self.table.start(game, typed(game, options), practice=practice, resume=False)
         self.settle()
         return engine
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -81,10 +82,25 @@ def close_table(table: Table, window_ms: int) -> None:
     table.close()
 
 
-def register_game(monkeypatch: Any, cls: type) -> None:
+def typed(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Options written as `--option key=value` text ("72"), as the command line converts them:
+    the harness's tables are set up in text; a log, the API and the rules take typed values
+    (PRODUCT.md, "Table log")."""
+    from referee.rules.declare import options_from_text
+    from referee.rules.registry import rules_for
+
+    return options_from_text(rules_for(game).known_options(), options, game)
+
+
+def register_game(monkeypatch: Any, cls: type,
+                  phrases: Mapping[str, list[str]] | None = None) -> None:
     """Register a game defined in the tests for this test only (as a package's entry point
-    would for good): the registry's direct registrations are restored afterwards."""
+    would for good), with its `phrases` added to the phrase table: the registry's direct
+    registrations and the phrase table are restored afterwards."""
     from referee.rules import registry
+    from referee.voice.phrases import ENGLISH
 
     monkeypatch.setattr(registry, "_direct", dict(registry._direct))
     registry.register(cls)
+    for key, beats in (phrases or {}).items():
+        monkeypatch.setitem(ENGLISH, key, beats)

@@ -261,3 +261,16 @@ def test_screenshots(browser: Any, mock_factory: Any, tmp_path: Path) -> None:
         tv.screenshot(path=str(out / "table-tv.png"))
     for name in ("table-phone.png", "judge-panel.png", "table-tv.png"):
         assert (out / name).stat().st_size > 10_000
+
+
+def test_the_setup_page_sends_a_choice_of_numbers_as_a_number(browser: Any, live: Live) -> None:
+    # the API takes option values typed, as a log holds them (PRODUCT.md, "Table log"): Pig's
+    # `lives` is a choice of 1 or 3, sent as the number 3, not the text "3"
+    setup = page(browser, live.url + "setup")
+    setup.select_option("#game", "pig")
+    setup.select_option("#opt-lives", "3")
+    setup.click("#start")
+    unlock(setup)
+    setup.wait_for_url(live.url)
+    engine = wait_for(lambda: (e := live.table.engine) is not None and e.rules.NAME == "pig" and e)
+    assert engine.rules.options["lives"] == 3

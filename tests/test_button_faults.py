@@ -30,7 +30,7 @@ from referee.config import default_config
 from referee.voice.announce import PrintAnnouncer
 from tests.conftest import TickPin
 from tests.sim import BLUE, GREEN, RED, SIM_OPTIONS, Sim
-from tests.support import figure
+from tests.support import figure, typed
 
 
 def burst(start_ms: float, gaps_ms: list[float], end_level: bool) -> list[tuple[float, bool]]:
@@ -324,7 +324,7 @@ def test_presses_during_speech_keep_their_edge_times(tmp_path: Path, mock_factor
                   announcer=voice, mock=True, auto=False)
     try:
         # the race closes when all three have slapped (the window never runs out first)
-        engine = table.start("spank-the-pig", {**SIM_OPTIONS, "window_ms": "60000"})
+        engine = table.start("spank-the-pig", typed("spank-the-pig", {**SIM_OPTIONS, "window_ms": "60000"}))
         box = table.box
         engine.command("next_round", timeout=10)
         wait_until(lambda: engine.snapshot()["phase"] == "race")

@@ -200,3 +200,45 @@ def test_values_of_the_wrong_kind(tmp_path):
     assert "port 0 is not a TCP port" in error(
         lambda: load_config(write(tmp_path, "[table]\nport = 0\n[[seats]]\nslap = 4\n"))
     )
+
+
+SEAT = '[[seats]]\nslap = 4\n'
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("table = 5\n" + SEAT, "[table] must be a table, e.g. [table]"),
+    ("judge = [1]\n" + SEAT, "[judge] must be a table, e.g. [judge]"),
+    ("options = 3\n" + SEAT, "[options] must be a table, e.g. [options]"),
+    ("seats = 4\n", "seats must be [[seats]] tables, one per seat"),
+    ("seats = [4]\n", "seats must be [[seats]] tables, one per seat"),
+    (SEAT + "[leds]\ndata = 10\nclock = 11\n", "[leds] has no latch pin; set data, clock and latch"),
+    (SEAT + "[leds]\ndata = 10\nclock = 11\nlatch = 8\nblink = 1\n",
+     "unknown key 'blink' in [leds]; known: data, clock, latch, oe"),
+    (SEAT + "[judge]\nyes = 16\nno = 9.0\nundo = 7\n",
+     "no = 9.0 in [judge] is not a BCM pin number; use e.g. no = 4"),
+    (SEAT + "[[seats]]\nslap = 17\ndouble = true\n",
+     "double = True in seat 2 is not a BCM pin number; use e.g. double = 4"),
+    ('[table]\nhost = 80\n' + SEAT, 'host = 80 in [table] must be text in quotes, e.g. host = "x"'),
+    ('[[seats]]\nname = 7\nslap = 4\n',
+     'name = 7 in seat 1 must be text in quotes, e.g. name = "x"'),
+    ('[table]\npin = true\n' + SEAT,
+     'pin = True in [table] must be a PIN code in quotes, e.g. pin = "483920"'),
+    (SEAT + '[buttons]\nconfirm_ms = "1"\n', "confirm_ms = '1' in [buttons] must be 0-20 "
+     "(milliseconds a press must stay low to count; default 1)"),
+    (SEAT + "[buttons]\nconfirm_ms = 25\n", "confirm_ms = 25 in [buttons] must be 0-20 "
+     "(milliseconds a press must stay low to count; default 1)"),
+    (SEAT + '[buttons]\nuntimed_edges = "yes"\n',
+     "untimed_edges = 'yes' in [buttons] must be true or false"),
+    (SEAT + "[options.pig]\nlives = 3\n[options.pig.more]\nx = 1\n",
+     "[options.pig.more] is a table; a game's options are k = v lines under [options.pig]"),
+])
+def test_each_key_of_the_wrong_kind_is_named_with_its_fix(tmp_path, text, message):
+    assert error(lambda: load_config(write(tmp_path, text))) == message
+
+
+def test_game_option_tables_are_read_beside_the_flat_options(tmp_path):
+    text = SEAT + '[options]\ndeck = 36\n[options.pigs-tail]\ntake = "slowest"\n'
+    config = load_config(write(tmp_path, text))
+    assert config.options == {"deck": 36}
+    assert config.game_options == {"pigs-tail": {"take": "slowest"}}
+    assert config.source == str(tmp_path / "config.toml")

@@ -147,7 +147,8 @@ def test_every_game_declares_what_the_rest_asks() -> None:
             assert option.label and option.help and option.kind in ("number", "choice")
             if option.kind == "number":
                 assert option.lo <= option.default <= option.hi, (name, option.name)
-                assert option.read(str(option.default)) == option.default
+                assert option.read(option.default) == option.default
+                assert option.read(str(option.default), text=True) == option.default
             else:
                 assert option.default is None or option.default in option.choices
         for fact in cls.facts():
@@ -162,12 +163,21 @@ def test_every_game_declares_what_the_rest_asks() -> None:
 def test_an_option_is_read_as_it_is_declared() -> None:
     deck = SpankThePig.known_options()["deck"]
     assert (deck.kind, deck.unit, deck.label) == ("number", "cards", "Deck")
-    assert deck.read(" 36 ") == 36 and deck.read(36.0) == 36
-    for bad in ("x", True, 1, "1e3"):
+    # PRODUCT.md, "Table log": option values are JSON values of the declared kind (every numeric
+    # option a JSON integer: "1000" and 2500.5 are bad values); text is converted only from
+    # `--option key=value`.
+    assert deck.read(36) == 36 and deck.read(" 36 ", text=True) == 36
+    for bad in ("x", True, 1, "1e3", "36", 36.0, 2500.5):
         with pytest.raises(RulesError, match=r"option deck=.*expected a whole number from 2 to"):
             deck.read(bad)
+    for bad_text in ("x", "1", "1e3", "36.0", "٣٦"):
+        with pytest.raises(RulesError, match=r"option deck=.*expected a whole number from 2 to"):
+            deck.read(bad_text, text=True)
     lives = Option.choice("lives", 1, (1, 3), label="Lives", help="h")
-    assert lives.read("3") == 3 and lives.read(1) == 1
+    assert lives.read("3", text=True) == 3 and lives.read(1) == 1
+    for bad in ("3", 3.0, True):
+        with pytest.raises(RulesError, match=r"option lives=.*: expected 1 or 3"):
+            lives.read(bad)
     with pytest.raises(RulesError, match=r"option lives=2: expected 1 or 3"):
         lives.read(2)
     doubles = SpankThePig.known_options()["doubles"]

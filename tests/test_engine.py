@@ -22,7 +22,7 @@ from referee.store.tablelog import replay
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import text
 from tests.sim import Sim
-from tests.support import close_table
+from tests.support import close_table, typed
 
 
 class Watcher:
@@ -152,7 +152,7 @@ def test_presses_are_ruled_by_edge_time_while_the_voice_is_busy(
 
     table.announcer = SlowVoice(io.StringIO(), lead_ms=20)
     # a long window: the race closes when all three have slapped, however loaded the machine is
-    engine = table.start("spank-the-pig", {**OPTIONS, "window_ms": "60000"})
+    engine = table.start("spank-the-pig", typed("spank-the-pig", {**OPTIONS, "window_ms": "60000"}))
     play_from_ready(engine)
     watch = Watcher(engine)
     wait_for_race(engine, 1)
@@ -171,7 +171,7 @@ def test_presses_are_ruled_by_edge_time_while_the_voice_is_busy(
 def test_deciding_press_to_ruling_delay_is_reported(table: Table, capsys: Any) -> None:
     """Measures (prints, does not assert a speed) the delay from the deciding press to the ruling."""
     opts = {**OPTIONS, "deck": "30", "window_ms": "60000"}  # closes when all three slapped
-    engine = table.start("spank-the-pig", opts)
+    engine = table.start("spank-the-pig", typed("spank-the-pig", opts))
     play_from_ready(engine)
     watch = Watcher(engine)
     delays = []
@@ -195,7 +195,7 @@ def test_a_stopped_game_resumes_and_a_cut_round_is_voided(tmp_path: Path,
     first = Table(config, db=db, announcer=PrintAnnouncer(io.StringIO(), lead_ms=20), mock=True,
                   count_in_ms=20)
     # a long window: round 2 is still open when the plug is pulled, however loaded the machine
-    engine = first.start("spank-the-pig", {**OPTIONS, "window_ms": "60000"})
+    engine = first.start("spank-the-pig", typed("spank-the-pig", {**OPTIONS, "window_ms": "60000"}))
     play_from_ready(engine)
     watch = Watcher(engine)
     wait_for_race(engine, 1)
@@ -208,7 +208,7 @@ def test_a_stopped_game_resumes_and_a_cut_round_is_voided(tmp_path: Path,
 
     second = Table(config, db=db, announcer=PrintAnnouncer(io.StringIO(), lead_ms=20),
                    mock=True, auto=False)
-    resumed = second.start("spank-the-pig", OPTIONS)
+    resumed = second.start("spank-the-pig", typed("spank-the-pig", OPTIONS))
     assert resumed.game_id == engine.game_id
     outputs = [o.to_json() for o in resumed.rules.outputs()]
     assert [(o["round"], o["seat"]) for o in outputs] == [(1, "Green")]  # round 2: void

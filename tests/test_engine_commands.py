@@ -26,7 +26,7 @@ from referee.rules.replay import ReplayError
 from referee.store.database import StorageFull, Store, events, marks
 from referee.voice.announce import PrintAnnouncer
 from tests.sim import Sim
-from tests.support import register_game
+from tests.support import register_game, typed
 from tests.test_keypad_decisions import key, play_round, said  # the keypad tests' own steps
 
 SEATS = ["Blue", "Red", "Green"]
@@ -65,8 +65,8 @@ def ready_table(tmp_path: Path) -> Any:
     clock = Clock()
     store = Store(tmp_path / "ready.db")
     voice = PrintAnnouncer(io.StringIO(), lead_ms=10, clock=clock, quiet=True)
-    engine = open_game(store, GameStart("spank-the-pig", tuple(SEATS), OPTIONS), voice,
-                       clock=clock, auto=True, ready=True)
+    start = GameStart("spank-the-pig", tuple(SEATS), typed("spank-the-pig", OPTIONS))
+    engine = open_game(store, start, voice, clock=clock, auto=True, ready=True)
     engine.open()
     try:
         yield engine, voice, clock

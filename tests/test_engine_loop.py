@@ -33,7 +33,7 @@ from referee.store.database import StorageFull, Store, events
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import text
 from tests.sim import Sim
-from tests.support import register_game
+from tests.support import register_game, typed
 from tests.test_engine_boundaries import TURN_MS, turning
 from tests.test_engine_commands import ask, fill, racing
 from tests.test_keypad_decisions import key, play_round, said
@@ -167,7 +167,7 @@ def table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
         stores.append(store)
         voice = announcer or PrintAnnouncer(io.StringIO(), lead_ms=10, clock=clock, quiet=True)
         lights = Lights(SEATS) if leds else None
-        engine = open_game(store, GameStart(game, tuple(SEATS), options or OPTIONS), voice,
+        engine = open_game(store, GameStart(game, tuple(SEATS), typed(game, options or OPTIONS)), voice,
                            clock=clock, leds=lights, auto=True, ready=ready, count_in_ms=300,
                            practice=practice)
         t = Table(engine, voice, clock, store, lights)
@@ -655,8 +655,8 @@ def test_a_table_opened_without_saying_otherwise_starts_at_its_ready_step(
     store = Store(tmp_path / "t.db")
     try:
         voice = PrintAnnouncer(io.StringIO(), lead_ms=10, clock=clock, quiet=True)
-        engine = open_game(store, GameStart("spank-the-pig", tuple(SEATS), OPTIONS), voice,
-                           clock=clock, count_in_ms=300)
+        start = GameStart("spank-the-pig", tuple(SEATS), typed("spank-the-pig", OPTIONS))
+        engine = open_game(store, start, voice, clock=clock, count_in_ms=300)
         engine.open()
         clock.t += 10_000_000
         engine.run_items(None)

@@ -69,7 +69,7 @@ class Run:
         self.table = Table(default_config(list(SEATS)), db=tmp_path / "table.db",
                            announcer=self.voice, box=False, pin=PIN, mock=True)
         options = self.table.game_options(FirstAfterTheBeep.NAME, {
-            "rounds": "3", "tempo_ms": "200", "pause_ms": "400", "window_ms": "1000"})
+            "rounds": 3, "tempo_ms": 200, "pause_ms": 400, "window_ms": 1000})
         self.engine: Engine = open_game(self.table.store,
                                         GameStart(FirstAfterTheBeep.NAME, SEATS, options),
                                         self.voice, clock=self.clock)

@@ -190,7 +190,7 @@ def test_three_lives_spell_pig_before_elimination() -> None:
 
 
 def test_three_lives_while_playing_ranks_by_lives_lost() -> None:
-    out = run(game(lives="3"), *claim_round(S, ["Blue", "Red", "Green"]),
+    out = run(game(lives=3), *claim_round(S, ["Blue", "Red", "Green"]),
               *claim_round(20 * S, ["Blue", "Yellow", "Green"]))
     assert table(out) == [("Blue", 0, 1, False), ("Green", 0, 1, False),
                           ("Red", 1, 3, False), ("Yellow", 1, 3, False)]
@@ -374,7 +374,7 @@ def test_announcements_deal_lives_elimination_and_co_winners() -> None:
 
 def test_pass_beat_is_an_option_not_a_cue() -> None:
     assert Pig(FOUR).schedule().beat_ms == 0
-    beat = Pig(FOUR, {"pass_beat_ms": "2500"}).schedule()
+    beat = Pig(FOUR, {"pass_beat_ms": 2500}).schedule()
     assert (beat.beat_ms, beat.beat, Pig(FOUR).next_call()) == (2500, "pass", None)
 
 

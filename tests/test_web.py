@@ -428,7 +428,7 @@ def test_virtual_box_press_reaches_the_engine(client: FlaskClient, table: Table)
 
 def test_new_game_with_chosen_seats(client: FlaskClient, table: Table) -> None:
     old = state(client)["game_id"]
-    body = {"game": "spank-the-pig", "practice": True, "options": {"deck": 9, "pause_ms": "100"},
+    body = {"game": "spank-the-pig", "practice": True, "options": {"deck": 9, "pause_ms": 100},
             "seats": [{"name": "Ann", "colour": "#ff00ff", "slap": 4, "double": None},
                       {"name": "Bob", "slap": 17, "double": 24}, {"name": "Cy"}]}
     resp = post(client, "/api/new-game", body)

@@ -27,7 +27,7 @@ from referee.config import (
     TableConfig,
     check_pin,
 )
-from referee.rules.declare import RulesError
+from referee.rules.declare import RulesError, options_from_text
 from referee.rules.registry import games, rules_for
 from referee.store.database import StoreError, connect, export_lines
 from referee.store.tablelog import LogError, dumps, replay
@@ -103,7 +103,11 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
     if not lo <= len(config.seats) <= hi:
         raise UsageError(f"{game} is for {lo} to {hi} seats, not {len(config.seats)}; "
                          f"adjust --seats")
-    options: dict[str, Any] = parse_options(args.option)
+    try:  # `--option k=v` is text: converted here, once, to the kinds the game declares
+        options: dict[str, Any] = options_from_text(cls.known_options(),
+                                                    parse_options(args.option), game)
+    except RulesError as exc:
+        raise UsageError(str(exc)) from None
     if args.mock or demo:
         use_mock_pins()
     host = args.host or config.host

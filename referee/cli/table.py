@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from referee.cli.common import Lines
 from referee.clock import now_us
-from referee.config import TableConfig, build_seats
+from referee.config import ConfigError, TableConfig, build_seats
 from referee.engine.commands import Pause, Request, Resume
 from referee.engine.loop import Engine, Item, open_game, resume_game
 from referee.events import Facts, GameStart
+from referee.rules.declare import Option, RulesError
+from referee.rules.registry import games as registered_games
 from referee.rules.registry import rules_for
 from referee.store.database import Store, StoreError, events, games, marks
 from referee.voice.announce import Announcer, PrintAnnouncer
@@ -54,11 +56,60 @@ def use_mock_pins() -> None:
 
 
 def game_options(config: TableConfig, game: str, options: dict[str, Any]) -> dict[str, Any]:
-    """Options for a live game: the config's, the ones given, and what the game says the box
-    decides (how many seats, whether every seat has its second button)."""
+    """Options for a live game: what the game says the box decides (how many seats, whether
+    every seat has its second button), under the config's (`config_options`), under the ones
+    given (`--option`, the setup page)."""
     second = all(s.double is not None for s in config.seats)
-    return {**rules_for(game).box_defaults(len(config.seats), second), **config.options,
-            **options}
+    return {**rules_for(game).box_defaults(len(config.seats), second),
+            **config_options(config, game), **options}
+
+
+def config_options(config: TableConfig, game: str) -> dict[str, Any]:
+    """The config's options for `game`, each checked as its game declares it (ConfigError naming
+    the key, its table and the file): `[options.<game>]`, over the flat `[options]`.
+
+    The flat `[options]` are the options of the game being played, `[table] game`: there a key
+    the game does not know is a mistake. When another game is chosen (`referee play GAME`, the
+    setup page), it takes the flat options it knows too (`tie_us`, `pause_ms`...) and passes
+    over those of the config's own game (one game's `deck` never stops another game); a key
+    no game knows is a typo, whichever game is played."""
+    known_games = registered_games()
+    of = f" of {config.source}" if config.source else ""
+    own: dict[str, Any] = {}
+    for name, table in config.game_options.items():  # each game's table, whatever is played
+        if name not in known_games:
+            raise ConfigError(f"[options.{name}]{of} names no game; use one of "
+                              f"{', '.join(known_games)}")
+        declared = known_games[name].known_options()
+        for key, value in table.items():
+            if key not in declared:
+                raise ConfigError(f"unknown option {key!r} for {name} in [options.{name}]{of}; "
+                                  f"known: {', '.join(sorted(declared))}")
+            checked = _config_value(declared[key], value, f"[options.{name}]{of}")
+            if name == game:
+                own[key] = checked
+    known = rules_for(game).known_options()
+    listed = ", ".join(sorted(known))
+    taken: dict[str, Any] = {}
+    for key, value in config.options.items():
+        if key in known:
+            taken[key] = _config_value(known[key], value, f"[options]{of}")
+        elif game == config.game:
+            raise ConfigError(f"unknown option {key!r} for {game} in [options]{of}; known: "
+                              f"{listed} (another game's options go in [options.<game>])")
+        elif not any(key in cls.known_options() for cls in known_games.values()):
+            raise ConfigError(f"unknown option {key!r} in [options]{of}: no game has it; "
+                              f"{game} knows {listed}")
+    return {**taken, **own}
+
+
+def _config_value(option: Option, value: Any, where: str) -> Any:
+    """A config value as its option declares it; TOML values are typed (no text conversion)."""
+    try:
+        return option.read(value)
+    except RulesError:
+        raise ConfigError(f"option {option.name} = {value!r} in {where}: expected "
+                          f"{option.expects()}") from None
 
 
 def make_announcer(config: TableConfig, *, no_speech: bool, out: TextIO) -> Announcer:

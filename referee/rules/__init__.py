@@ -2,7 +2,7 @@
 
 from referee.rules.base import Rules
 from referee.rules.declare import Call, Fact, Option, RulesError, Schedule
-from referee.rules.registry import all_facts, games, register, rules_for, unregister
+from referee.rules.registry import facts_by_game, games, register, rules_for, unregister
 
-__all__ = ["Call", "Fact", "Option", "Rules", "RulesError", "Schedule", "all_facts", "games",
+__all__ = ["Call", "Fact", "Option", "Rules", "RulesError", "Schedule", "facts_by_game", "games",
            "register", "rules_for", "unregister"]

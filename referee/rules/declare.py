@@ -36,7 +36,8 @@ OptionKind = Literal["number", "choice"]
 
 @dataclass(frozen=True)
 class Option:
-    """One game option. `read` takes a value from JSON or from `k=v` text (RulesError if bad).
+    """One game option. `read` takes a typed value (JSON, TOML), or `k=v` text when told so
+    (RulesError if bad).
 
     `kind` "number": a whole number from `lo` to `hi`, in `unit` (ms, µs, cards...);
     "choice": one of `choices` (text, or whole numbers). `default` None: the game decides.
@@ -68,8 +69,14 @@ class Option:
             raise ValueError(f"option {name!r}: one label per choice, {len(choices)} in all")
         return cls(name, default, "choice", label, help, choices=choices, labels=labels)
 
-    def read(self, value: Any) -> Any:
-        parsed = self._number(value) if self.kind == "number" else self._choice(value)
+    def read(self, value: Any, *, text: bool = False) -> Any:
+        """The option's value, checked. JSON and TOML values are typed: a number is a JSON
+        integer (`"1000"` and `2500.5` are bad values); only with `text` (`--option k=v`) is a
+        string converted ("36" -> 36)."""
+        if text and isinstance(value, str):
+            parsed = self._from_text(value.strip())
+        else:
+            parsed = self._number(value) if self.kind == "number" else self._choice(value)
         if parsed is None:
             raise RulesError(f"option {self.name}={value!r}: expected {self.expects()}")
         return parsed
@@ -82,29 +89,23 @@ class Option:
         return "one of " + ", ".join(map(str, self.choices))
 
     def _number(self, value: Any) -> int | None:
-        if isinstance(value, bool):
-            return None
-        if isinstance(value, str):
-            value = value.strip()
-            if not value.lstrip("-").isdigit():
-                return None
-            value = int(value)
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if not isinstance(value, int) or not self.lo <= value <= self.hi:
-            return None
+        if type(value) is not int or not self.lo <= value <= self.hi:
+            return None  # bool, float and text are not whole numbers
         return value
 
     def _choice(self, value: Any) -> str | int | None:
-        if isinstance(value, bool):
-            return None
         for choice in self.choices:
-            if isinstance(choice, int) and isinstance(value, str) and value.strip().isdigit():
-                if int(value.strip()) == choice:
-                    return choice
-            elif value == choice and type(value) is type(choice):
+            if type(value) is type(choice) and value == choice:
                 return choice
         return None
+
+    def _from_text(self, value: str) -> str | int | None:
+        if self.kind == "number":
+            digits = value[1:] if value[:1] == "-" else value
+            if not (digits.isascii() and digits.isdigit()):
+                return None
+            return self._number(int(value))
+        return next((c for c in self.choices if str(c) == value), None)
 
     def to_json(self) -> dict[str, Any]:
         """The option as the setup page and the HTTP API describe it."""
@@ -121,14 +122,28 @@ class Option:
 
 def read_options(known: Mapping[str, Option], given: Mapping[str, Any], game: str
                  ) -> dict[str, Any]:
-    """Validate `given` against `known`; every option gets a value (defaults filled in)."""
+    """Validate typed `given` values (a log's, the API's, the config's) against `known`; every
+    option gets a value (defaults filled in)."""
+    check_names(known, given, game)
+    return {name: opt.read(given[name]) if name in given else opt.default
+            for name, opt in known.items()}
+
+
+def options_from_text(known: Mapping[str, Option], given: Mapping[str, Any], game: str
+                      ) -> dict[str, Any]:
+    """The options given as `--option k=v` text, converted to their declared kinds (a value
+    that is typed already is checked as it is); only the ones given."""
+    check_names(known, given, game)
+    return {name: known[name].read(value, text=True) for name, value in given.items()}
+
+
+def check_names(known: Mapping[str, Option], given: Mapping[str, Any], game: str) -> None:
+    """RulesError naming the first option `game` does not know."""
     for name in given:
         if name not in known:
             raise RulesError(
                 f"unknown option {name!r} for {game}; known: {', '.join(sorted(known))}"
             )
-    return {name: opt.read(given[name]) if name in given else opt.default
-            for name, opt in known.items()}
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from importlib.metadata import entry_points
 from referee.rules.base import Rules
 from referee.rules.declare import Fact, RulesError
 
-__all__ = ["GROUP", "all_facts", "games", "register", "rules_for", "unregister"]
+__all__ = ["GROUP", "facts_by_game", "games", "register", "rules_for", "unregister"]
 
 GROUP = "table_referee.games"
 
@@ -63,6 +63,12 @@ def games() -> dict[str, type[Rules]]:
     return dict(sorted({**_load_installed(), **_direct}.items()))
 
 
+def facts_by_game() -> dict[str, tuple[Fact, ...]]:
+    """Each game's facts in its own namespace: one name may be a count in one game and a flag in
+    another (a facts line or body is read against its own game's)."""
+    return {name: cls.facts() for name, cls in games().items()}
+
+
 def rules_for(game: str) -> type[Rules]:
     try:
         return games()[game]
@@ -70,12 +76,3 @@ def rules_for(game: str) -> type[Rules]:
         raise RulesError(
             f"unknown game {game!r}; choose one of {', '.join(games())}"
         ) from None
-
-
-def all_facts() -> dict[str, Fact]:
-    """Every fact any registered game declares, by name (a log line's facts fields)."""
-    found: dict[str, Fact] = {}
-    for cls in games().values():
-        for fact in cls.facts():
-            found.setdefault(fact.name, fact)
-    return found

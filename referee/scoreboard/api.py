@@ -211,7 +211,8 @@ def check_pin() -> Response:
 @api.post("/facts")
 @needs_pin
 def facts() -> Response:
-    data = parse(bodies.facts_body())
+    playing = ctx().table.engine  # the body is read as the game in play declares its facts
+    data = parse(bodies.facts_body(None if playing is None else playing.rules.facts()))
     values = {k: [clean(n, f"{k} name", 40) for n in v] if isinstance(v, list) else v
               for k, v in bodies.fact_values(data).items()}
     event = Facts(data.round, values)  # type: ignore[attr-defined]

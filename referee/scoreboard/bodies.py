@@ -9,6 +9,7 @@ game makes of the values (which facts it takes, its options, its seats) its rule
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
@@ -16,7 +17,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from referee.events import AwaitingLine, RulingLine, SeatScore, StandingsLine
 from referee.rules.declare import Fact
-from referee.rules.registry import all_facts
+from referee.rules.registry import facts_by_game
 from referee.wire import explain, not_json, plain, short, words
 
 MAX_TEXT = 200
@@ -50,19 +51,36 @@ def fact_type(fact: Fact) -> Any:
     return Annotated[bool, Meta(description=fact.label)]
 
 
-def fact_types() -> dict[str, Any]:
-    """The facts a judge may give, as the games declare them: the union over every game (the
-    running game's rules refuse a fact it does not use)."""
-    return {name: fact_type(fact) for name, fact in all_facts().items()}
+def fact_types(declared: Sequence[Fact] | None = None) -> dict[str, Any]:
+    """The facts a judge may give in the game in play, as it declares them (`declared`: its
+    `Rules.facts()`). None, no game in play (and the API's document): any game's, each name
+    taking whatever kinds the games give it (one game's `match` may be a flag, another's a
+    count); the game in play decodes a body against its own."""
+    if declared is not None:
+        return {fact.name: fact_type(fact) for fact in declared}
+    kinds: dict[str, dict[str, Fact]] = {}
+    for facts in facts_by_game().values():
+        for fact in facts:
+            seen = kinds.setdefault(fact.name, {}).setdefault(fact.kind, fact)
+            if fact.most > seen.most:  # counts of one name: the widest
+                kinds[fact.name][fact.kind] = fact
+    out: dict[str, Any] = {}
+    for name, by_kind in kinds.items():
+        shapes = [fact_type(f) for f in by_kind.values()]
+        union = shapes[0]
+        for shape in shapes[1:]:
+            union = union | shape
+        out[name] = union
+    return out
 
 
 _FACTS: dict[str, type[Struct]] = {}
 
 
-def facts_body() -> type[Struct]:
-    """The `Facts` body for the facts the registered games declare now (a game registered later,
-    as a test's own game is, gets a body of its own)."""
-    types = fact_types()
+def facts_body(declared: Sequence[Fact] | None = None) -> type[Struct]:
+    """The `Facts` body of the game in play (`declared`: its facts), or of any game (None); each
+    set of facts gets a body of its own (a game registered later, as a test's own game is)."""
+    types = fact_types(declared)
     key = repr(sorted(types.items()))
     found = _FACTS.get(key)
     if found is None:

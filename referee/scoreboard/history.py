@@ -193,7 +193,9 @@ def _feed(conn: sqlite3.Connection, game_id: int, fold: _Fold) -> None:
                         (game_id, fold.seq)).fetchall()
     if not rows:
         return
-    items = [(fold.lines + i, event_from_line(body)) for i, (_, body) in enumerate(rows, start=1)]
+    game = fold.rules.NAME  # its facts lines are read as the game declares them
+    items = [(fold.lines + i, event_from_line(body, game))
+             for i, (_, body) in enumerate(rows, start=1)]
     cues = fold.rules.round_count() if fold.rules.ROUNDS_FROM_CUES else 0
     drive(fold.rules, items, finish=False, cues_before=cues)
     fold.seq = int(rows[-1][0])

@@ -283,10 +283,13 @@ def game_start(row: dict[str, Any]) -> GameStart:
 
 
 def events(conn: sqlite3.Connection, game_id: int) -> Iterator[Event]:
+    """A game's logged events; its facts lines are read as its own game declares them."""
+    row = conn.execute("SELECT game FROM games WHERE id = ?", (game_id,)).fetchone()
+    game = None if row is None else str(row[0])
     for (body,) in conn.execute(
         "SELECT body FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
     ):
-        yield event_from_line(body)
+        yield event_from_line(body, game)
 
 
 def marks(conn: sqlite3.Connection, game_id: int, kind: str) -> list[Any]:

@@ -29,8 +29,8 @@ from referee.events import (
     Undo,
 )
 from referee.rules.base import Rules
-from referee.rules.declare import RulesError
-from referee.rules.registry import all_facts, rules_for
+from referee.rules.declare import RulesError, options_from_text
+from referee.rules.registry import facts_by_game, rules_for
 from referee.rules.replay import ReplayError, drive
 from referee.wire import explain, not_json, plain, words
 
@@ -57,25 +57,38 @@ _TAGS: dict[str, type[Event]] = {
 _SHAPE_FIELDS = frozenset({"type", "round"})  # a facts line's own fields; the rest are facts
 
 
-def _facts(line: Facts, obj: Mapping[str, Any]) -> Facts:
-    known = all_facts()  # extra fields are allowed: those no game declares are dropped
+def fact_names(game: str | None) -> tuple[str, ...]:
+    """The fields a facts line of `game` holds, in its own namespace (its rules check the values);
+    None: a line read without its game line, which may name any registered game's."""
+    found = (rules_for(game).facts(),) if game is not None else facts_by_game().values()
+    return tuple(dict.fromkeys(f.name for declared in found for f in declared))
+
+
+def _facts(line: Facts, obj: Mapping[str, Any], game: str | None) -> Facts:
+    known = fact_names(game)  # extra fields are allowed: those the game does not declare drop
     values = {k: v for k, v in obj.items() if k in known and k not in _SHAPE_FIELDS}
     if not values:
+        others = [k for k in obj if k not in _SHAPE_FIELDS]
+        if game is not None and others:  # a line of nothing but fields its game does not use
+            raise ValueError(f"facts field {others[0]!r} is not used in {game}; "
+                             f"use {words(list(known))}")
         raise ValueError(f"facts line names no facts ({words(list(known))})")
     return Facts(line.round, values)
 
 
-def event_from_json(obj: Any) -> Event:
-    """One log object (parsed JSON) → one event, checked against the same declarations."""
+def event_from_json(obj: Any, game: str | None = None) -> Event:
+    """One log object (parsed JSON) → one event, checked against the same declarations; a facts
+    line's fields are those `game` (the log's game line) declares."""
     try:
         event = msgspec.convert(obj, Event)
     except msgspec.ValidationError as exc:
         raise ValueError(_explain(exc, obj)) from None
-    return _facts(event, obj) if isinstance(event, Facts) else event
+    return _facts(event, obj, game) if isinstance(event, Facts) else event
 
 
-def event_from_line(raw: str | bytes) -> Event:
-    """One log line → one event, decoded and checked in one pass against the declarations."""
+def event_from_line(raw: str | bytes, game: str | None = None) -> Event:
+    """One log line → one event, decoded and checked in one pass against the declarations; a
+    facts line's fields are those `game` (the log's game line) declares."""
     try:
         event = _LINE.decode(raw)
     except msgspec.ValidationError as exc:
@@ -83,7 +96,7 @@ def event_from_line(raw: str | bytes) -> Event:
     except msgspec.DecodeError as exc:
         raise ValueError(not_json(raw, exc)) from None
     if isinstance(event, Facts):  # rare: the judge's lines; their fields are the game's facts
-        return _facts(event, json.loads(raw))
+        return _facts(event, json.loads(raw), game)
     return event
 
 
@@ -108,14 +121,19 @@ def event_to_json(event: Event) -> dict[str, Any]:
 
 
 def read_lines(lines: Iterable[str]) -> Iterator[LoggedEvent]:
-    """Parse a table log; blank lines are skipped; problems raise LogError naming the line."""
+    """Parse a table log; blank lines are skipped; problems raise LogError naming the line. A facts
+    line is read against the game its game line names."""
+    game: str | None = None
     for number, raw in enumerate(lines, start=1):
         if len(raw) > MAX_LINE:
             raise LogError(number, f"line is longer than {MAX_LINE} characters")
         if not raw or raw.isspace():
             continue
         try:
-            yield LoggedEvent(number, event_from_line(raw))
+            event = event_from_line(raw, game)
+            if isinstance(event, GameStart) and game is None:
+                game = event.game
+            yield LoggedEvent(number, event)
         except ValueError as exc:
             raise LogError(number, str(exc)) from None
         except RecursionError:
@@ -133,9 +151,11 @@ class Replay:
 
 
 def new_rules(start: GameStart, overrides: Mapping[str, Any] | None = None) -> Rules:
+    """The rules of a game line; `overrides` (`--option k=v`) are text, converted to the kinds the
+    game declares; the line's own options are JSON values, taken as they are typed."""
     cls = rules_for(start.game)
-    options = {**start.options, **(overrides or {})}
-    return cls(start.seats, options)
+    given = options_from_text(cls.known_options(), overrides or {}, start.game)
+    return cls(start.seats, {**start.options, **given})
 
 
 def replay(lines: Iterable[str], overrides: Mapping[str, Any] | None = None) -> Replay:

@@ -118,7 +118,8 @@
       const opt = g.options.find((o) => o.name === input.dataset.option);
       let value = input.type === "checkbox" ? input.checked : input.value.trim();
       if (value === "" || value === String(opt.default) || value === opt.default) continue;
-      if (opt.kind === "number" && /^-?\d+$/.test(value)) value = Number(value);
+      const whole = opt.kind === "number" || opt.choices.every(Number.isInteger); // typed, as JSON
+      if (whole && /^-?\d+$/.test(value)) value = Number(value);
       options[opt.name] = value;
     }
     return {game: g.name, seats, options, practice: $("practice").checked};

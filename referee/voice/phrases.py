@@ -75,6 +75,7 @@ ENGLISH: dict[str, list[str]] = {
     # the box
     "stuck": ["{seat}'s {button} button is stuck."],
     "button_check": ["{seat}, {button} button."],
+    "button_ask": ["Press {seat} {button}."],
 }
 
 # Entries that are parts of other phrases, never said on their own: a ruling's margin or "never
@@ -450,6 +451,7 @@ def table_lines(seats: Sequence[str], language: str = "en",
         s = slug(seat)
         for button in _word(lang, "buttons").values():
             add(f"button_check.{s}.{button}", "button_check", {"seat": seat, "button": button})
+            add(f"button_ask.{s}.{button}", "button_ask", {"seat": seat, "button": button})
         for lost in (1, 2, 3):
             add(f"lives.{s}.{lost}", "lives", {"seat": seat, "lost": lost})
         add(f"eliminated.{s}", "eliminated", {"seat": seat})

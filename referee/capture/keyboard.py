@@ -128,28 +128,21 @@ def handle_key(table: Any, ch: str) -> bool:
 
 
 def _press_note(engine: Any, seat: str, button: str) -> str:
-    """Why a press will do nothing, or whose claim it answers, as far as the table shows now."""
-    rules = engine.rules
-    status = rules.status()
+    """What the press will do, or why it will do nothing, as the engine and the game say it: the
+    echo asks them (it never guesses from a game's name or its phase)."""
+    what, note = engine.command("press_note", seat=seat, button=button)
     phase = engine.phase()
-    if phase == "ready":
+    if what == "ready":
+        if phase == "over":
+            return ": ready for the next game (it starts when every seat is ready)"
         return ": ready"
-    if phase == "over":
-        return ": ready for the next game (it starts when every seat is ready)"
-    if phase == "count-in":
-        return ": play is about to start, presses are ignored"
-    if engine.paused and not status.race_open:
+    if what == "resume":
         return ": resumes play after a count-in"
-    if not status.race_open:
-        if not rules.ROUNDS_FROM_CUES:
-            return ""  # Pig: a press with no claim open is a claim
-        return ": between rounds, presses are ignored"
-    number = rules.round_count()
-    if button == "slap" and seat in rules.reactions(number):
-        return f": {seat} already pressed in round {number}; only the first press counts"
-    if not rules.ROUNDS_FROM_CUES:
-        return f": answers the claim open in round {number}"
-    return ""
+    if what == "ignore":
+        if phase in ("ready", "over"):
+            return f": {seat} is ready already"
+        return ": play is about to start, presses are ignored"
+    return f": {note}" if note else ""
 
 
 def _has_double(table: Any, seat: str) -> bool:

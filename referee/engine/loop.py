@@ -662,6 +662,8 @@ class Engine:
             return self.next_wake()
         elif name == "snapshot":
             return self.snapshot()
+        elif name == "press_note":
+            return self.press_note(cmd.args["seat"], cmd.args["button"])
         else:
             raise ValueError(f"unknown command {name!r}")
         self._publish("state", self.snapshot())
@@ -708,6 +710,14 @@ class Engine:
         if self.rhythm.phase is Phase.PAUSING:
             return "paused"
         return "ruled" if status.round else "setup"
+
+    def press_note(self, seat: str, button: str) -> tuple[str, str]:
+        """What a press of `seat`'s `button` would do now, for the terminal's echo: what the
+        table takes it for ("ready", "resume", "ignore" or "game") and, for a game press, what
+        the game says it does (`Rules.press_note`)."""
+        now = self.now()
+        what = self.rhythm.would(seat, now) if self.auto and not self.storage_full else "game"
+        return what, self.rules.press_note(seat, button, now) if what == "game" else ""
 
     def _turn(self) -> str | None:
         """The seat whose turn it is (the one the call named, or the next), if calls name one."""

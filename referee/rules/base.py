@@ -381,6 +381,46 @@ class Rules(ABC):
         """The seats that pressed `button` in round `number`'s race."""
         return frozenset(self.reactions(number)) if button == "slap" else frozenset()
 
+    def press_note(self, seat: str, button: str, t_us: int) -> str:
+        """What a game press of `seat`'s `button` at `t_us` does, in a few words (the terminal's
+        echo; "": it races in the round open now). Between rounds the rules are asked by trial:
+        a copy takes the press, and what it rules differently is what the press does."""
+        import copy
+
+        number = self.round_count()
+        if any(r.seat == seat and r.out for r in self.standings().seats):
+            return f"does nothing: {seat} is out of the game"
+        if self.status().race_open:
+            racing = self.racing(number)
+            if seat not in racing:
+                return f"does nothing: only {' and '.join(racing)} may press in round {number}"
+            if button == "slap" and seat in self.reactions(number):
+                return f"{seat} already pressed in round {number}; only the first press counts"
+            return "" if self.ROUNDS_FROM_CUES else f"answers the claim open in round {number}"
+        # a lock (a page may read from its own thread) is never copied: each copy has its own
+        memo: dict[int, Any] = {id(v): type(v)() for v in vars(self).values()
+                                if type(v) is type(threading.RLock())}
+        without, trial = copy.deepcopy(self, dict(memo)), copy.deepcopy(self, dict(memo))
+        try:
+            trial.advance(t_us)
+            trial.feed(Press(t_us, seat, "double" if button == "double" else "slap"))
+        except RulesError:
+            return "does nothing"
+        without.advance(t_us)
+        without.finish()
+        trial.finish()
+        if trial.round_count() > without.round_count():
+            return f"a claim that opens round {trial.round_count()}"
+        def said(o: Ruling) -> tuple[Any, ...]:  # a margin that changes is no new ruling
+            return o.round, o.seat, o.delta, o.reason, o.words
+
+        before = {said(o) for o in without.outputs() if isinstance(o, Ruling)}
+        new = [o for o in trial.outputs() if isinstance(o, Ruling) and said(o) not in before]
+        if not new:
+            return "between rounds, presses are ignored"
+        r = next((o for o in new if o.seat == seat), new[0])
+        return f"counts in round {r.round}: {r.text}"
+
     def announcements(self, number: int) -> list[Phrase]:
         """Phrases to say before round `number` starts at a live table."""
         return []

@@ -280,3 +280,34 @@ def test_a_claim_right_after_the_count_in_is_echoed_as_a_claim(mock_factory: Any
         assert engine.presses_not_played == 5  # four ready presses and Blue's in the count-in
     finally:
         t.close()
+
+
+def test_a_press_before_the_go_word_is_echoed_as_what_the_game_makes_of_it(table: Any) -> None:
+    """Pig's Tail `slowest`: the call's cue is fed ahead of its go-word; a tap before "flip!" is
+    not in that race: before the first card it does nothing, later it is a false start between
+    flips of the round before (it was echoed as racing)."""
+    table.start("pigs-tail", {"take": "slowest"}, resume=False)
+    engine = table.engine
+    from referee.events import Cue
+
+    engine.command("feed", event=Cue(engine.now() + 5_000_000, "Blue"))  # "Blue, …" is said
+    wait_until(lambda: engine.command("snapshot") and engine.rules.status().race_open)
+    handle_key(table, "3")
+    assert lines(table)[-1] == "3 → Green slap: too early for round 1's race: it does nothing"
+    wait_until(lambda: engine.command("snapshot") and engine.rules.round_count() == 1)
+    assert engine.rules.pressers(1) == frozenset()
+
+
+def test_a_press_in_the_next_call_is_a_false_start_between_flips(table: Any) -> None:
+    table.start("pigs-tail", {"take": "slowest"}, resume=False)
+    engine = table.engine
+    from referee.events import Cue
+
+    now = engine.now()
+    engine.command("feed", event=Cue(now - 10_000_000, "Blue"))  # one card on the pile
+    engine.command("feed", event=Cue(now + 5_000_000, "Red"))  # "Red, …": not flipped yet
+    wait_until(lambda: engine.command("snapshot") and engine.rules.round_count() == 2)
+    handle_key(table, "3")
+    assert lines(table)[-1] == "3 → Green slap: counts in round 1: false start between flips"
+    wait_until(lambda: [(r.seat, r.text) for r in engine.rules.round_outputs(1)]
+               == [("Green", "false start between flips")])

@@ -383,20 +383,20 @@ class Rules(ABC):
 
     def press_note(self, seat: str, button: str, t_us: int) -> str:
         """What a game press of `seat`'s `button` at `t_us` does, in a few words (the terminal's
-        echo; "": it races in the round open now). Between rounds the rules are asked by trial:
-        a copy takes the press, and what it rules differently is what the press does."""
+        echo; "": it races in the round open now). The rules are asked by trial: a copy takes
+        the press; if it is not in the open race (between rounds, before the call's go-word),
+        what the copy rules differently once every race is closed is what the press does."""
         import copy
 
         number = self.round_count()
+        race_open = self.status().race_open
         if any(r.seat == seat and r.out for r in self.standings().seats):
             return f"does nothing: {seat} is out of the game"
-        if self.status().race_open:
-            racing = self.racing(number)
-            if seat not in racing:
-                return f"does nothing: only {' and '.join(racing)} may press in round {number}"
-            if button == "slap" and seat in self.reactions(number):
-                return f"{seat} already pressed in round {number}; only the first press counts"
-            return "" if self.ROUNDS_FROM_CUES else f"answers the claim open in round {number}"
+        if race_open and seat not in self.racing(number):
+            return f"does nothing: only {' and '.join(self.racing(number))} may press in round " \
+                   f"{number}"
+        if race_open and seat in self.pressers(number, button):
+            return f"{seat} already pressed in round {number}; only the first press counts"
         # a lock (a page may read from its own thread) is never copied: each copy has its own
         memo: dict[int, Any] = {id(v): type(v)() for v in vars(self).values()
                                 if type(v) is type(threading.RLock())}
@@ -406,20 +406,25 @@ class Rules(ABC):
             trial.feed(Press(t_us, seat, "double" if button == "double" else "slap"))
         except RulesError:
             return "does nothing"
+        if race_open and seat in trial.pressers(number, button):
+            return "" if self.ROUNDS_FROM_CUES else f"answers the claim open in round {number}"
         without.advance(t_us)
         without.finish()
         trial.finish()
         if trial.round_count() > without.round_count():
             return f"a claim that opens round {trial.round_count()}"
+
         def said(o: Ruling) -> tuple[Any, ...]:  # a margin that changes is no new ruling
             return o.round, o.seat, o.delta, o.reason, o.words
 
         before = {said(o) for o in without.outputs() if isinstance(o, Ruling)}
         new = [o for o in trial.outputs() if isinstance(o, Ruling) and said(o) not in before]
-        if not new:
-            return "between rounds, presses are ignored"
-        r = next((o for o in new if o.seat == seat), new[0])
-        return f"counts in round {r.round}: {r.text}"
+        if new:
+            r = next((o for o in new if o.seat == seat), new[0])
+            return f"counts in round {r.round}: {r.text}"
+        if race_open:
+            return f"too early for round {number}'s race: it does nothing"
+        return "between rounds, presses are ignored"
 
     def announcements(self, number: int) -> list[Phrase]:
         """Phrases to say before round `number` starts at a live table."""

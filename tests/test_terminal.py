@@ -311,3 +311,20 @@ def test_a_press_in_the_next_call_is_a_false_start_between_flips(table: Any) -> 
     assert lines(table)[-1] == "3 → Green slap: counts in round 1: false start between flips"
     wait_until(lambda: [(r.seat, r.text) for r in engine.rules.round_outputs(1)]
                == [("Green", "false start between flips")])
+
+
+def test_a_late_press_in_a_ruled_round_says_it_is_too_late(table: Any) -> None:
+    """Pig: a press inside the claim's window belongs to that round even once it is ruled; it
+    changes nothing, and the echo says so (it said "answers the claim open in round 1")."""
+    table.start("pig", {"lives": 3}, resume=False)
+    engine = table.engine
+    handle_key(table, "1")  # Blue claims
+    wait_until(lambda: engine.command("snapshot") and engine.rules.status().race_open)
+    handle_key(table, "2")
+    handle_key(table, "3")
+    wait_until(lambda: engine.command("snapshot") and engine.rules.round_outputs(1))
+    before = engine.rules.round_outputs(1)
+    handle_key(table, "4")
+    assert lines(table)[-1] == "4 → Yellow slap: too late: round 1 is ruled already"
+    wait_until(lambda: engine.command("snapshot") and "Yellow" in engine.rules.reactions(1))
+    assert engine.rules.round_outputs(1) == before and engine.rules.status().race_open

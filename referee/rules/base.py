@@ -406,7 +406,8 @@ class Rules(ABC):
             trial.feed(Press(t_us, seat, "double" if button == "double" else "slap"))
         except RulesError:
             return "does nothing"
-        if race_open and seat in trial.pressers(number, button):
+        ruled = race_open and any(isinstance(o, Ruling) for o in self.round_outputs(number))
+        if race_open and seat in trial.pressers(number, button) and not ruled:
             return "" if self.ROUNDS_FROM_CUES else f"answers the claim open in round {number}"
         without.advance(t_us)
         without.finish()
@@ -422,6 +423,8 @@ class Rules(ABC):
         if new:
             r = next((o for o in new if o.seat == seat), new[0])
             return f"counts in round {r.round}: {r.text}"
+        if ruled:
+            return f"too late: round {number} is ruled already"
         if race_open:
             return f"too early for round {number}'s race: it does nothing"
         return "between rounds, presses are ignored"

@@ -325,6 +325,8 @@ def test_a_late_press_in_a_ruled_round_says_it_is_too_late(table: Any) -> None:
     wait_until(lambda: engine.command("snapshot") and engine.rules.round_outputs(1))
     before = engine.rules.round_outputs(1)
     handle_key(table, "4")
-    assert lines(table)[-1] == "4 → Yellow slap: too late: round 1 is ruled already"
+    assert lines(table)[-1] == "4 → Yellow slap: late for round 1, already ruled: it changes nothing"
+    handle_key(table, "1")  # the claimer again: late too, not a second claim
+    assert lines(table)[-1] == "1 → Blue slap: late for round 1, already ruled: it changes nothing"
     wait_until(lambda: engine.command("snapshot") and "Yellow" in engine.rules.reactions(1))
-    assert engine.rules.round_outputs(1) == before and engine.rules.status().race_open
+    assert engine.rules.round_outputs(1) == before and engine.rules.round_count() == 1

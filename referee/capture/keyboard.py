@@ -130,7 +130,11 @@ def handle_key(table: Any, ch: str) -> bool:
 def _press_note(engine: Any, seat: str, button: str) -> str:
     """What the press will do, or why it will do nothing, as the engine and the game say it: the
     echo asks them (it never guesses from a game's name or its phase)."""
-    what, note = engine.command("press_note", seat=seat, button=button)
+    thread = getattr(engine, "_thread", None)  # asked on the engine thread when it runs
+    if thread is not None and thread.is_alive():
+        what, note = engine.command("press_note", seat=seat, button=button)
+    else:  # a simulated table steps its engine from the caller's thread
+        what, note = engine.press_note(seat, button)
     phase = engine.phase()
     if what == "ready":
         if phase == "over":

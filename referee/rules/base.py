@@ -395,8 +395,11 @@ class Rules(ABC):
         if race_open and seat not in self.racing(number):
             return f"does nothing: only {' and '.join(self.racing(number))} may press in round " \
                    f"{number}"
+        ruled = race_open and any(isinstance(o, Ruling) for o in self.round_outputs(number))
+        late = f"late for round {number}, already ruled: it changes nothing"
         if race_open and seat in self.pressers(number, button):
-            return f"{seat} already pressed in round {number}; only the first press counts"
+            return late if ruled else \
+                f"{seat} already pressed in round {number}; only the first press counts"
         # a lock (a page may read from its own thread) is never copied: each copy has its own
         memo: dict[int, Any] = {id(v): type(v)() for v in vars(self).values()
                                 if type(v) is type(threading.RLock())}
@@ -406,7 +409,6 @@ class Rules(ABC):
             trial.feed(Press(t_us, seat, "double" if button == "double" else "slap"))
         except RulesError:
             return "does nothing"
-        ruled = race_open and any(isinstance(o, Ruling) for o in self.round_outputs(number))
         if race_open and seat in trial.pressers(number, button) and not ruled:
             return "" if self.ROUNDS_FROM_CUES else f"answers the claim open in round {number}"
         without.advance(t_us)
@@ -424,7 +426,7 @@ class Rules(ABC):
             r = next((o for o in new if o.seat == seat), new[0])
             return f"counts in round {r.round}: {r.text}"
         if ruled:
-            return f"too late: round {number} is ruled already"
+            return late
         if race_open:
             return f"too early for round {number}'s race: it does nothing"
         return "between rounds, presses are ignored"

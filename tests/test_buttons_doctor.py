@@ -53,13 +53,18 @@ def check(
     **kwargs: Any,
 ) -> tuple[Report, str]:
     """Run the check; ``answer(asked)`` gives the BCM pin the tester's press reaches (or None)."""
-    out = io.StringIO()
-
     def on_prompt(asked: Button) -> None:
         bcm = answer(asked)
         if bcm is not None:
             tap(factory, bcm)
 
+    return check_by(factory, on_prompt, config, **kwargs)
+
+
+def check_by(factory: MockFactory, on_prompt: Callable[[Button], None],
+             config: TableConfig | None = None, **kwargs: Any) -> tuple[Report, str]:
+    """Run the check; ``on_prompt(asked)`` presses what the tester presses (any pins, any number)."""
+    out = io.StringIO()
     options: dict[str, Any] = {"seconds": 5.0, "prompt_s": 0.15, "led_s": 0.0, "linger_s": 0.0,
                                **kwargs}
     run = ButtonCheck(config or default_config(["Blue", "Red", "Green"]),
@@ -127,7 +132,8 @@ def test_two_swapped_buttons_are_reported_as_a_pair(mock_factory: MockFactory) -
     assert not report.silent
 
 
-def test_a_wrong_answer_is_reported_and_the_check_moves_on(mock_factory: MockFactory) -> None:
+def test_a_wrong_answer_is_reported_and_the_check_stays_on_the_asked_button(
+        mock_factory: MockFactory) -> None:
     # Blue slap's button is wired to Red slap's pin; Red slap's own button is fine.
     report, out = check(mock_factory, lambda b: RED if b.bcm == BLUE else b.bcm)
     assert report.swaps == [(Button("Blue", "slap", BLUE), Button("Red", "slap", RED))]
@@ -135,8 +141,65 @@ def test_a_wrong_answer_is_reported_and_the_check_moves_on(mock_factory: MockFac
     assert any(p.startswith("Blue slap (BCM 4, pin 7): never pressed") for p in problems)
     assert ("you pressed Red slap when Blue slap was asked: swapped or miswired? — the button "
             "you pressed is wired to BCM 17, pin 11; Blue slap belongs on BCM 4, pin 7") in problems
-    assert "→ press Blue double" in out  # the next prompt came at once
-    assert "Red: slap (BCM 17, pin 11) again" in out  # Red's own press was only echoed
+    # Blue slap is asked again, and only its own time moves the check on to Blue double
+    wrong = out.index("when Blue slap was asked")
+    assert out.index("→ press Blue slap", wrong) < out.index("no answer from Blue slap; moving on")
+    assert out.index("no answer from Blue slap; moving on") < out.index("→ press Blue double")
+    assert "Red: slap (BCM 17, pin 11) again" in out and "   ok: Red slap" in out
+
+
+def test_one_wrong_press_is_reported_once_and_every_later_prompt_is_answered(
+        mock_factory: MockFactory) -> None:
+    """A tester presses Red slap (twice) when Blue double is asked, then Blue double: one line
+    says so, the check stays on Blue double, and every later button answers its own prompt."""
+    def answer(asked: Button) -> None:
+        if asked.label == "Blue double":
+            tap(mock_factory, RED)
+            tap(mock_factory, RED)
+        tap(mock_factory, asked.bcm)
+
+    report, text = check_by(mock_factory, answer, prompt_s=2.0)
+    assert text.count("swapped or miswired?") == 1
+    assert "you pressed Red slap when Blue double was asked: swapped or miswired?" in text
+    buttons = configured_buttons(default_config(["Blue", "Red", "Green"]))
+    assert report.answered == buttons and text.count("   ok: ") == len(buttons)
+    assert "no answer" not in text and not report.timed_out
+    assert report.ok and "All buttons work." in text  # a slip of the hand is not the wiring
+
+
+def test_a_button_proven_already_is_echoed_and_the_asked_one_stays_asked(
+        mock_factory: MockFactory) -> None:
+    def answer(asked: Button) -> None:
+        if asked.label == "Red slap":
+            tap(mock_factory, BLUE)
+        tap(mock_factory, asked.bcm)
+
+    report, out = check_by(mock_factory, answer, prompt_s=2.0)
+    assert "Blue slap works already (checked above)" in out
+    assert report.ok and report.swaps == []
+
+
+def test_the_voice_asks_for_the_button_the_screen_asks_for_at_the_same_step(
+        mock_factory: MockFactory) -> None:
+    def answer(asked: Button) -> None:
+        if asked.label == "Blue double":
+            tap(mock_factory, RED)  # a wrong press: both ask for Blue double again
+        tap(mock_factory, asked.bcm)
+
+    report, out = check_by(mock_factory, answer, prompt_s=2.0)
+    lines = out.splitlines()
+    prompts = [i for i, line in enumerate(lines) if line.startswith("→ press ")]
+    assert len(prompts) == 10  # nine buttons, Blue double twice
+    for i in prompts:
+        label = lines[i].removeprefix("→ press ")
+        seat, button = label.rsplit(" ", 1)
+        assert lines[i + 1] == f"  » Press {seat} {button.lower()}.", lines[i:i + 2]
+    # a press is said as what it reached, never in the asking words, and before the next ask
+    i = lines.index("Red: slap (BCM 17, pin 11)")
+    assert lines[i + 1] == "  » Red, slap button."
+    assert lines[i + 2].startswith("   you pressed Red slap when Blue double was asked")
+    assert lines[i + 3:i + 5] == ["→ press Blue double", "  » Press Blue double."]
+    assert report.ok
 
 
 def test_a_button_held_at_start_is_stuck_never_asked_and_the_check_ends(

@@ -157,7 +157,7 @@ def test_a_double_key_in_a_game_without_doubles_says_so(table: Any) -> None:
     handle_key(table, "q")
     handle_key(table, "2")
     assert lines(table)[:2] == ["q → nothing: Pig / Spoons / Tongue has no double button",
-                                "2 → Red slap"]
+                                "2 → Red slap: a claim that opens round 1"]
 
 
 def test_a_press_after_a_pig_claim_says_it_answers_the_claim(table: Any) -> None:
@@ -213,3 +213,120 @@ def test_n_refuses_a_claim_the_box_took_and_says_so(table: Any) -> None:
     while engine.rules.facts_for(2) != {"match": False}:
         assert time.monotonic() < deadline
         time.sleep(0.01)
+
+
+def wait_until(check: Any, seconds: float = 5.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "never happened"
+        time.sleep(0.01)
+
+
+def test_a_press_between_flips_that_is_a_false_start_is_echoed_as_one(table: Any) -> None:
+    """Pig's Tail `slowest`: a tap between flips takes the pile; the echo says it counts, as
+    the ruling that follows does (it said "between rounds, presses are ignored")."""
+    table.start("pigs-tail", {"take": "slowest"}, resume=False)
+    engine = table.engine
+    from referee.events import Cue
+
+    engine.command("feed", event=Cue(engine.now() - 10_000_000, "Blue"))  # its race is over
+    wait_until(lambda: engine.command("snapshot") and not engine.rules.status().race_open)
+    handle_key(table, "2")
+    assert lines(table)[-1] == "2 → Red slap: counts in round 1: false start between flips"
+    wait_until(lambda: [(r.seat, r.text) for r in engine.rules.round_outputs(1)]
+               == [("Red", "false start between flips")])
+    handle_key(table, "3")  # the pile is taken: nothing is left to take until the next flip
+    assert lines(table)[-1] == "3 → Green slap: between rounds, presses are ignored"
+
+
+def test_a_press_by_a_seat_whose_turn_it_is_not_says_why_it_does_nothing(table: Any) -> None:
+    table.start("pigs-tail", {"take": "flipper"}, resume=False)
+    engine = table.engine
+    from referee.events import Cue
+
+    engine.command("feed", event=Cue(engine.now(), "Blue"))  # Blue flips: the race is open
+    wait_until(lambda: engine.command("snapshot") and engine.rules.status().race_open)
+    handle_key(table, "2")
+    handle_key(table, "1")
+    assert lines(table)[-2:] == ["2 → Red slap: does nothing: only Blue may press in round 1",
+                                 "1 → Blue slap"]
+    wait_until(lambda: engine.command("snapshot") and "Blue" in engine.rules.reactions(1))
+    assert "Red" not in engine.rules.reactions(1)
+
+
+def test_a_claim_right_after_the_count_in_is_echoed_as_a_claim(mock_factory: Any,
+                                                              tmp_path: Path) -> None:
+    """Pig: once everyone is ready and the count-in is over, a press opens a round; the echo
+    says what the engine does with each press (ignored only while the engine ignores it)."""
+    out = io.StringIO()
+    t = Table(default_config(SEATS), db=tmp_path / "referee.db", mock=True, no_speech=True,
+              out=out, count_in_ms=300)
+    try:
+        t.start("pig", {}, resume=False)
+        engine = t.engine
+        assert engine is not None
+        for key in "1234":
+            handle_key(t, key)
+        time.sleep(0.05)  # two presses of one button closer than its debounce are one
+        handle_key(t, "1")
+        wait_until(lambda: engine.command("snapshot")["phase"] != "count-in")
+        handle_key(t, "2")
+        wait_until(lambda: engine.command("snapshot") and engine.rules.round_count() == 1)
+        assert engine.rules.opened_by(1)[1] == "Red"  # type: ignore[index]
+        echoed = lines(t)
+        assert echoed[:4] == [f"{k} → {s} slap: ready" for k, s in zip("1234", SEATS, strict=True)]
+        assert echoed[4] == "1 → Blue slap: play is about to start, presses are ignored"
+        assert echoed[5] == "2 → Red slap: a claim that opens round 1"
+        assert engine.presses_not_played == 5  # four ready presses and Blue's in the count-in
+    finally:
+        t.close()
+
+
+def test_a_press_before_the_go_word_is_echoed_as_what_the_game_makes_of_it(table: Any) -> None:
+    """Pig's Tail `slowest`: the call's cue is fed ahead of its go-word; a tap before "flip!" is
+    not in that race: before the first card it does nothing, later it is a false start between
+    flips of the round before (it was echoed as racing)."""
+    table.start("pigs-tail", {"take": "slowest"}, resume=False)
+    engine = table.engine
+    from referee.events import Cue
+
+    engine.command("feed", event=Cue(engine.now() + 5_000_000, "Blue"))  # "Blue, …" is said
+    wait_until(lambda: engine.command("snapshot") and engine.rules.status().race_open)
+    handle_key(table, "3")
+    assert lines(table)[-1] == "3 → Green slap: too early for round 1's race: it does nothing"
+    wait_until(lambda: engine.command("snapshot") and engine.rules.round_count() == 1)
+    assert engine.rules.pressers(1) == frozenset()
+
+
+def test_a_press_in_the_next_call_is_a_false_start_between_flips(table: Any) -> None:
+    table.start("pigs-tail", {"take": "slowest"}, resume=False)
+    engine = table.engine
+    from referee.events import Cue
+
+    now = engine.now()
+    engine.command("feed", event=Cue(now - 10_000_000, "Blue"))  # one card on the pile
+    engine.command("feed", event=Cue(now + 5_000_000, "Red"))  # "Red, …": not flipped yet
+    wait_until(lambda: engine.command("snapshot") and engine.rules.round_count() == 2)
+    handle_key(table, "3")
+    assert lines(table)[-1] == "3 → Green slap: counts in round 1: false start between flips"
+    wait_until(lambda: [(r.seat, r.text) for r in engine.rules.round_outputs(1)]
+               == [("Green", "false start between flips")])
+
+
+def test_a_late_press_in_a_ruled_round_says_it_is_too_late(table: Any) -> None:
+    """Pig: a press inside the claim's window belongs to that round even once it is ruled; it
+    changes nothing, and the echo says so (it said "answers the claim open in round 1")."""
+    table.start("pig", {"lives": 3}, resume=False)
+    engine = table.engine
+    handle_key(table, "1")  # Blue claims
+    wait_until(lambda: engine.command("snapshot") and engine.rules.status().race_open)
+    handle_key(table, "2")
+    handle_key(table, "3")
+    wait_until(lambda: engine.command("snapshot") and engine.rules.round_outputs(1))
+    before = engine.rules.round_outputs(1)
+    handle_key(table, "4")
+    assert lines(table)[-1] == "4 → Yellow slap: late for round 1, already ruled: it changes nothing"
+    handle_key(table, "1")  # the claimer again: late too, not a second claim
+    assert lines(table)[-1] == "1 → Blue slap: late for round 1, already ruled: it changes nothing"
+    wait_until(lambda: engine.command("snapshot") and "Yellow" in engine.rules.reactions(1))
+    assert engine.rules.round_outputs(1) == before and engine.rules.round_count() == 1

@@ -128,31 +128,28 @@ def handle_key(table: Any, ch: str) -> bool:
 
 
 def _press_note(engine: Any, seat: str, button: str) -> str:
-    """Why a press will do nothing, or whose claim it answers, as far as the table shows now."""
-    rules = engine.rules
-    status = rules.status()
+    """What the press will do, or why it will do nothing, as the engine and the game say it: the
+    echo asks them (it never guesses from a game's name or its phase)."""
+    thread = getattr(engine, "_thread", None)  # asked on the engine thread when it runs
+    if thread is not None and thread.is_alive():
+        what, note = engine.command("press_note", seat=seat, button=button)
+    else:  # a simulated table steps its engine from the caller's thread
+        what, note = engine.press_note(seat, button)
     phase = engine.phase()
-    if phase == "ready":
+    if what == "ready":
+        if phase == "over":
+            return ": ready for the next game (it starts when every seat is ready)"
         return ": ready"
-    if phase == "over" and not engine.rhythm.dealt:
-        return ": the game is over; the next game's deal comes once the end is said"
-    if phase == "over":
-        return ": ready for the next game (it starts when every seat is ready)"
-    if phase == "count-in":
-        return ": play is about to start, presses are ignored"
-    if engine.paused and not status.race_open:
+    if what == "resume":
         return ": resumes play after a count-in"
-    if not status.race_open:
-        if not rules.ROUNDS_FROM_CUES:
-            return ""  # Pig: a press with no claim open is a claim
-        return ": between rounds, presses are ignored"
-    number = rules.round_count()
-    if number in engine.announced:  # the window outlasts the ruling (a claim's)
-        return f": late for round {number}, already ruled: it changes nothing"
-    if button == "slap" and seat in rules.reactions(number):
-        return f": {seat} already pressed in round {number}; only the first press counts"
-    if not rules.ROUNDS_FROM_CUES:
-        return f": answers the claim open in round {number}"
+    if what == "ignore":
+        if phase in ("ready", "over"):
+            return f": {seat} is ready already"
+        return ": play is about to start, presses are ignored"
+    if note:
+        return f": {note}"
+    if phase == "over":  # the last race's press, before the next game's deal
+        return ": the game is over; the next game's deal comes once the end is said"
     return ""
 
 

@@ -1,12 +1,15 @@
 """`referee buttons`: the button check for a freshly built box.
 
 The check opens the button box, lights each seat LED in turn (saying which), then asks for one
-button at a time ("press Blue slap"). Every press is printed and said ("Blue: slap") and flashes
-that seat's LED. The first new press after a prompt answers it:
+button at a time, on the screen and by voice at the same step ("→ press Blue slap", "Press Blue
+slap."). Every press is printed and said ("Blue: slap", "Blue, slap button.") and flashes that
+seat's LED. A prompt stays open until it is answered:
 
-* the asked button answers: it works and is wired where the config says;
-* another button answers: "you pressed Red slap when Blue slap was asked: swapped or miswired?"
-  (when both halves of a swap are seen, the two are reported as one swapped pair);
+* the asked button answers: it works and is wired where the config says; the next one is asked;
+* another button answers: "you pressed Red slap when Blue slap was asked: swapped or miswired?",
+  once for that pair, and the same button is asked again (its time starts over). When the asked
+  button then answers, the wrong press was a slip of the hand, not the wiring: it is no problem
+  in the summary. When both halves of a swap are seen, the two are one swapped pair;
 * nothing answers within ``prompt_s``: the check moves on, and the button is reported silent.
 
 A button held down as the check starts is reported stuck and asked for only once it is released;
@@ -98,6 +101,7 @@ class Report:
     stuck_at_start: list[Button] = field(default_factory=list)
     held_long: list[Button] = field(default_factory=list)
     swaps: list[tuple[Button, Button]] = field(default_factory=list)  # (asked, answered)
+    answered: list[Button] = field(default_factory=list)  # answered their own prompt
     leds: list[str] = field(default_factory=list)  # seats whose LED was lit, in order
     timed_out: bool = False
     held_long_s: float = 3.0
@@ -137,8 +141,8 @@ class Report:
                            "series, 10 nF)")
         done: set[tuple[Button, Button]] = set()
         for asked, got in self.swaps:
-            if (asked, got) in done:
-                continue
+            if (asked, got) in done or asked in self.answered:
+                continue  # (answered after all: the wrong press was a slip, not the wiring)
             if (got, asked) in self.swaps:
                 done.add((got, asked))
                 out.append(f"{asked.label} ({asked.where}) and {got.label} ({got.where}) are "
@@ -217,15 +221,15 @@ class ButtonCheck:
             except Exception:  # noqa: BLE001 - the voice never stops the check
                 pass
 
-    def _say(self, key: str, params: dict[str, Any]) -> None:
+    def _say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         try:
-            self.announcer.say(key, params)
+            self.announcer.say(key, params, interrupt=interrupt)
         except Exception:  # noqa: BLE001 - the voice never stops the check
             pass
 
-    def _speak_button(self, key: str, b: Button) -> None:
+    def _speak_button(self, key: str, b: Button, *, interrupt: bool = False) -> None:
         seat = "Judge" if b.seat == JUDGE_SEAT else b.seat
-        self._say(key, {"seat": seat, "button": b.button})
+        self._say(key, {"seat": seat, "button": b.button}, interrupt=interrupt)
 
     # ---------------------------------------------------------------------------------- run
 
@@ -308,11 +312,16 @@ class ButtonCheck:
     def _ask(self, b: Button) -> None:
         self._pending.remove(b)
         self._current = b
+        self._prompt(b)
+        if self.on_prompt is not None:
+            self.on_prompt(b)
+
+    def _prompt(self, b: Button) -> None:
+        """Ask for `b` on the screen and by voice at once (its time starts now)."""
         self._asked_at = time.monotonic()
         key = f" (key {self.keys[b.key]})" if b.key in self.keys else ""
         self._print(f"→ press {b.label}{key}")
-        if self.on_prompt is not None:
-            self.on_prompt(b)
+        self._speak_button("button_ask", b)
 
     def _loop(self) -> None:
         from referee.clock import now_us
@@ -393,23 +402,29 @@ class ButtonCheck:
             self.report.seen.append(b)
         seat = "Judge" if b.seat == JUDGE_SEAT else b.seat
         self._print(f"{seat}: {b.button} ({b.where})" + (" again" if again else ""))
-        self._speak_button("button_check", b)
+        # said at once: what is still waiting to be said (an older prompt) is stale now
+        self._speak_button("button_check", b, interrupt=True)
         if b.seat != JUDGE_SEAT:
             try:
                 self.box.blink(b.seat, times=2, on_ms=120)
             except Exception:  # noqa: BLE001 - a LED problem never stops the check
                 pass
         asked = self._current
-        if asked is None or b in self._correct:
-            return  # no question open, or a button already proven: just an echo
+        if asked is None:
+            return  # no question open: just an echo
         if b == asked:
             self._correct.add(b)
+            self.report.answered.append(b)
             self._print(f"   ok: {b.label}")
-        else:
+            self._current = None
+            return
+        if b in self._correct:
+            self._print(f"   {b.label} works already (checked above)")
+        elif (asked, b) not in self.report.swaps:  # one line per wrong pair, however often
             self.report.swaps.append((asked, b))
             self._print(f"   you pressed {b.label} when {asked.label} was asked: swapped or "
                         "miswired?")
-        self._current = None
+        self._prompt(asked)  # the check stays on the asked button
 
     def _summary(self) -> None:
         r = self.report

@@ -97,9 +97,18 @@ class Stop(EngineCommand):
     name = "stop"
 
 
+@dataclass(frozen=True)
+class PressNote(EngineCommand):
+    """What a press of this seat's button would do now, in words (the terminal's echo)."""
+
+    seat: str
+    button: str
+    name = "press_note"
+
+
 COMMANDS: dict[str, type[EngineCommand]] = {
     cls.name: cls for cls in (Pause, Resume, Start, End, NextGame, NextRound, SayStandings, Feed,
-                              Step, Wake, Snapshot, Stop)}
+                              Step, Wake, Snapshot, Stop, PressNote)}
 
 
 def parse(name: str, args: dict[str, Any]) -> EngineCommand:

@@ -725,6 +725,7 @@ class Engine:
             commands.Step: lambda _: self.step(),
             commands.Wake: lambda _: self.next_wake(),
             commands.Snapshot: lambda _: self.snapshot(),
+            commands.PressNote: lambda c: self.press_note(c.seat, c.button),
         }
 
     def _on_pause(self) -> None:
@@ -787,6 +788,14 @@ class Engine:
         if self.rhythm.phase is Phase.PAUSING:
             return "paused"
         return "ruled" if status.round else "setup"
+
+    def press_note(self, seat: str, button: str) -> tuple[str, str]:
+        """What a press of `seat`'s `button` would do now, for the terminal's echo: what the
+        table takes it for ("ready", "resume", "ignore" or "game") and, for a game press, what
+        the game says it does (`Rules.press_note`)."""
+        now = self.now()
+        what = self.rhythm.would(seat, now) if self.auto and not self.storage_full else "game"
+        return what, self.rules.press_note(seat, button, now) if what == "game" else ""
 
     def _turn(self) -> str | None:
         """The seat whose turn it is (the one the call named, or the next), if calls name one."""

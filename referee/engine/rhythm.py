@@ -97,15 +97,20 @@ class Rhythm:
     def press(self, seat: str, t_us: int) -> str:
         """A seat button's press: "ready", "resume", "game" (feed it to the rules) or "ignore"."""
         self.pressed = True
+        what = self.would(seat, t_us)
+        if what == "ready":
+            self.ready.add(seat)
+        elif what == "resume":
+            self.start(t_us)
+        return what
+
+    def would(self, seat: str, t_us: int) -> str:
+        """What `press` would take a press of `seat` at `t_us` for; nothing changes."""
         if self.phase is Phase.OVER and not self.dealt:
             return "game"  # the last race's, or said before the end was: never "ready"
         if self.phase in (Phase.READY, Phase.OVER):
-            if seat in self.ready:
-                return "ignore"
-            self.ready.add(seat)
-            return "ready"
+            return "ignore" if seat in self.ready else "ready"
         if self.phase is Phase.PAUSED:
-            self.start(t_us)
             return "resume"
         if self.phase is Phase.COUNT_IN or self.play_from_us < 0 or t_us < self.play_from_us:
             return "ignore"  # a ready or resume press, however late it arrives

@@ -454,6 +454,53 @@ class Rules(ABC):
         """The seats that pressed `button` in round `number`'s race."""
         return frozenset(self.reactions(number)) if button == "slap" else frozenset()
 
+    def press_note(self, seat: str, button: str, t_us: int) -> str:
+        """What a game press of `seat`'s `button` at `t_us` does, in a few words (the terminal's
+        echo; "": it races in the round open now). The rules are asked by trial: a copy takes
+        the press; if it is not in the open race (between rounds, before the call's go-word),
+        what the copy rules differently once every race is closed is what the press does."""
+        import copy
+
+        number = self.round_count()
+        race_open = self.status().race_open
+        if any(r.seat == seat and r.out for r in self.standings().seats):
+            return f"does nothing: {seat} is out of the game"
+        if race_open and seat not in self.racing(number):
+            return f"does nothing: only {' and '.join(self.racing(number))} may press in round " \
+                   f"{number}"
+        ruled = race_open and any(isinstance(o, Ruling) for o in self.round_outputs(number))
+        late = f"late for round {number}, already ruled: it changes nothing"
+        if race_open and seat in self.pressers(number, button):
+            return late if ruled else \
+                f"{seat} already pressed in round {number}; only the first press counts"
+        without, trial = copy.deepcopy(self), copy.deepcopy(self)
+        try:
+            trial.advance(t_us)
+            trial.feed(Press(t_us, seat, "double" if button == "double" else "slap"))
+        except RulesError:
+            return "does nothing"
+        if race_open and seat in trial.pressers(number, button) and not ruled:
+            return "" if self.ROUNDS_FROM_CUES else f"answers the claim open in round {number}"
+        without.advance(t_us)
+        without.finish()
+        trial.finish()
+        if trial.round_count() > without.round_count():
+            return f"a claim that opens round {trial.round_count()}"
+
+        def said(o: Ruling) -> tuple[Any, ...]:  # a margin that changes is no new ruling
+            return o.round, o.seat, o.delta, o.reason, o.words
+
+        before = {said(o) for o in without.outputs() if isinstance(o, Ruling)}
+        new = [o for o in trial.outputs() if isinstance(o, Ruling) and said(o) not in before]
+        if new:
+            r = next((o for o in new if o.seat == seat), new[0])
+            return f"counts in round {r.round}: {r.text}"
+        if ruled:
+            return late
+        if race_open:
+            return f"too early for round {number}'s race: it does nothing"
+        return "between rounds, presses are ignored"
+
     def announcements(self, number: int) -> list[Phrase]:
         """Phrases to say before round `number` starts at a live table."""
         return []

@@ -71,6 +71,7 @@ ENGLISH: dict[str, list[str]] = {
     # the box
     "stuck": ["{seat}'s {button} button is stuck."],
     "button_check": ["{seat}, {button} button."],
+    "button_ask": ["Press {seat} {button}."],
 }
 
 # Entries that are parts of other phrases, never said on their own: a ruling's margin or "never
@@ -499,8 +500,9 @@ def table_lines(seats: Sequence[str], language: str = "en",
     for seat in seats:
         s = slug(seat)
         for button in BUTTONS:
-            add(f"button_check.{s}.{button}", "button_check",
-                {"seat": seat, "button": _word(lang, "buttons").get(button, button)})
+            said = _word(lang, "buttons").get(button, button)
+            add(f"button_check.{s}.{button}", "button_check", {"seat": seat, "button": said})
+            add(f"button_ask.{s}.{button}", "button_ask", {"seat": seat, "button": said})
         add(f"champion.{s}", "champion", {"seats": seat, "verb": _word(lang, "verb_one")})
     unique: dict[str, Line] = {}
     for line in lines:

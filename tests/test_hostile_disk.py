@@ -335,3 +335,47 @@ def test_the_storage_full_phrase_is_rendered_before_the_disk_fills() -> None:
     assert "Storage is full" in said
     # rendered at start with the table's other phrases: saying it needs no room on the disk
     assert said in [line.text for line in table_lines(SEATS)]
+
+
+# -- Issue 24: a new game on a full disk ----------------------------------------------------------
+
+
+@NEEDS_UNSHARE
+def test_a_new_game_on_a_full_disk_is_507_and_the_old_table_plays_on(tmp_path: Path) -> None:
+    """A real tmpfs in a private mount namespace: the referee's database lives on it, the disk is
+    filled from outside (through /proc/PID/root), a new game is asked for, then room is made."""
+    disk, port = tmp_path / "disk", free_port()
+    disk.mkdir()
+    proc = subprocess.Popen(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+         f"mount -t tmpfs -o size=2m tmpfs {disk} && exec {sys.executable} -m referee.cli.main "
+         f"play spank-the-pig --mock --no-speech --db {disk}/referee.db --port {port} "
+         f"--pin {PIN} --seats Blue,Red,Green,Yellow"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        wait_serving(proc)
+        inside = Path(f"/proc/{proc.pid}/root") / str(disk).lstrip("/")
+        before = http(port, "GET", "/api/state")[1]["game_id"]
+        with open(inside / "filler", "wb") as filler:  # the disk fills up
+            try:
+                while True:
+                    filler.write(b"\0" * 65536)
+                    filler.flush()
+            except OSError:
+                pass
+        status, body = http(port, "POST", "/api/new-game", {"game": "pig"})
+        assert status == 507, (status, body)
+        assert "storage is full" in body["error"] and len(body["error"].splitlines()) == 1
+        (inside / "filler").unlink()  # room again: the old game is still the table's
+        state = http(port, "GET", "/api/state")[1]
+        assert state["game_id"] == before and state["game"] == "spank-the-pig"
+        for seat in SEATS:  # its presses still go in (each seat's ready press)
+            assert http(port, "POST", "/api/press", {"seat": seat})[0] == 204
+        wait_for(lambda: http(port, "GET", "/api/state")[1]["phase"] != "setup", timeout=10)
+        assert http(port, "POST", "/api/pause", {})[0] in (200, 400)  # the engine answers
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        _, err = proc.communicate(timeout=10)
+    assert "Traceback" not in err

@@ -31,7 +31,7 @@ from referee.scoreboard import bodies
 from referee.scoreboard.history import player_stats, table_games
 from referee.scoreboard.live import Hub
 from referee.scoreboard.pin import PinGuard
-from referee.store.database import StorageFull, StoreError, export_lines
+from referee.store.database import StoreError, export_lines, http_status
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -120,7 +120,7 @@ def command(name: str, **args: Any) -> Any:
     except queue.Empty:
         raise ApiError(503, "the referee did not answer in time; try again") from None
     except StoreError as exc:  # a full disk: nothing was logged, so nothing was done
-        raise ApiError(507 if isinstance(exc, StorageFull) else 503, _one_line(exc)) from None
+        raise ApiError(http_status(exc), _one_line(exc)) from None
 
 
 def table_after(name: str, **args: Any) -> Response:
@@ -300,7 +300,7 @@ def new_game() -> Response:
         except StoreError as exc:  # a full disk: the game in play goes on, with its own seats
             if given is not None:
                 c.table.reseat(before)
-            raise ApiError(507 if isinstance(exc, StorageFull) else 503, _one_line(exc)) from None
+            raise ApiError(http_status(exc), _one_line(exc)) from None
     c.hub.attach()
     return state_response()
 

@@ -30,7 +30,7 @@ from referee.scoreboard.history import chart, player_stats, table_games
 from referee.scoreboard.live import Hub
 from referee.scoreboard.openapi import openapi_document
 from referee.scoreboard.pin import PinGuard
-from referee.store.database import StorageFull, StoreError
+from referee.store.database import StoreError, http_status
 
 log = logging.getLogger(__name__)
 
@@ -193,8 +193,7 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
         """The table log could not be written (507: a full disk) or read (503: a damaged file):
         one line naming the file and the fix, whatever handler met it."""
         log.error("%s", exc)
-        return jsonify(error=str(exc).strip().splitlines()[0]), (
-            507 if isinstance(exc, StorageFull) else 503)
+        return jsonify(error=str(exc).strip().splitlines()[0]), http_status(exc)
 
     @app.errorhandler(Exception)
     def crash(exc: Exception) -> tuple[Response, int]:

@@ -19,6 +19,7 @@ from referee.config import TableConfig, build_seats
 from referee.engine.loop import Command, Engine, Item, open_game, resume_game
 from referee.events import Facts, GameStart
 from referee.rules.base import rules_for
+from referee.scoreboard.pairing import Pairing
 from referee.store.database import (
     FULL_MESSAGE,
     MIN_FREE_BYTES,
@@ -131,6 +132,7 @@ class Table:
         self.engine: Engine | None = None
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.box: ButtonBox | None = None
+        self.pairing = Pairing()  # devices asking to judge; the keypad's YES lets them in
         self.voice_problem: str | None = None
         self._paused_for_voice = False
         self._watch_voice()
@@ -249,6 +251,7 @@ class Table:
                 old.stop()
         for listener in self.listeners:
             engine.subscribe(listener)
+        engine.pairing_yes = self.pairing.approve_single
         self.engine = engine
         engine.start()
         if self.voice_problem is not None:  # a new game on a silent speaker waits too

@@ -108,6 +108,9 @@ class Engine:
         self._stop = threading.Event()
         self._stuck_check_us = 0
         self.presses_not_played = 0  # ready and resume presses, presses in a count-in
+        # the keypad's YES with nothing asked: a device waiting to pair is approved first (the
+        # table's pairing port; True when the YES was taken for pairing)
+        self.pairing_yes: Callable[[], bool] | None = None
         self._begin(rules, game_id, practice=practice, ready=ready)
 
     def _begin(self, rules: Rules, game_id: int, *, practice: bool, ready: bool) -> None:
@@ -610,6 +613,9 @@ class Engine:
             fact = self.rules.refutable(latest) if key == "no" and latest else None
             if fact is not None:
                 self.feed(Facts(latest, {fact.name: fact.no}))
+                return
+            if key == "yes" and self.pairing_yes is not None and self.pairing_yes():
+                self._publish("state", self.snapshot())  # the page shows who is in
                 return
             if key == "yes":
                 if self.rhythm.phase is Phase.OVER:

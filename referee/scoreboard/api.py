@@ -29,7 +29,8 @@ from referee.rules.base import games, rules_for
 from referee.rules.declare import RulesError
 from referee.scoreboard import bodies
 from referee.scoreboard.history import player_stats, table_games
-from referee.scoreboard.live import Hub
+from referee.scoreboard.live import Hub, is_box
+from referee.scoreboard.pairing import Pairing
 from referee.scoreboard.pin import PinGuard
 from referee.store.database import StoreError, export_lines, http_status
 
@@ -52,6 +53,7 @@ class Context:
     hub: Hub
     guard: PinGuard
     lock: threading.Lock
+    pairing: Pairing
 
 
 def ctx() -> Context:
@@ -65,6 +67,8 @@ def needs_pin(view: F) -> F:
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         c = ctx()
+        if c.pairing.paired(request.headers.get("X-Table-Token")):  # paired at the box
+            return view(*args, **kwargs)
         alerted = bool(c.guard.alert())
         status, wait = c.guard.check(request.remote_addr or "?", request.headers.get("X-Table-Pin"))
         if status and not alerted and c.guard.alert():  # someone started guessing: pages say so
@@ -243,6 +247,50 @@ _simple("start", lambda: table_after("start"))
 _simple("end", lambda: table_after("end"))
 _simple("next-round", lambda: table_after("next_round"))
 _simple("standings", lambda: jsonify(command("standings")))
+
+
+# -- pairing at the box ---------------------------------------------------------------------------
+
+
+def _show_codes() -> None:
+    """The table page shows the waiting codes at once (a state message to every stream)."""
+    hub = ctx().hub
+    try:
+        hub.broadcast(hub.message("state", hub.state(timeout=0.5)))
+    except queue.Empty:
+        pass
+
+
+@api.post("/pair")
+def pair_ask() -> tuple[Response, int]:
+    """A device asks to judge: its code (shown on it and on the table page) and its token."""
+    parse(bodies.Empty)
+    asked = ctx().pairing.ask(request.remote_addr or "?")
+    if asked is None:
+        resp = jsonify(error="too many devices are waiting to pair; try again in a minute")
+        resp.headers["Retry-After"] = "30"
+        return resp, 429
+    code, token = asked
+    _show_codes()
+    return jsonify(code=code, token=token), 201
+
+
+@api.get("/pair")
+def pair_status() -> Response:
+    """Has the judge let this device in? (its token in `X-Table-Token`)."""
+    return jsonify(state=ctx().pairing.status(request.headers.get("X-Table-Token")))
+
+
+@api.post("/pair/approve")
+def pair_approve() -> Response:
+    """The box's own screen lets the device showing `code` in (from the box's addresses only)."""
+    if not is_box(request.remote_addr or ""):
+        raise ApiError(403, "only the box itself approves a device: press YES on the keypad")
+    data = parse(bodies.PairApprove)
+    if not ctx().pairing.approve(data.code):
+        raise ApiError(404, f"no device is waiting with code {data.code!r}; ask again")
+    _show_codes()
+    return jsonify(state="paired", code=data.code)
 
 
 # -- setup and the virtual box ------------------------------------------------------------------

@@ -29,6 +29,7 @@ from referee.scoreboard.guard import ConnectionGuard, host_allowed, server_setti
 from referee.scoreboard.history import chart, player_stats, table_games
 from referee.scoreboard.live import Hub
 from referee.scoreboard.openapi import openapi_document
+from referee.scoreboard.pairing import Pairing
 from referee.scoreboard.pin import PinGuard
 from referee.store.database import StoreError, http_status
 
@@ -56,7 +57,8 @@ def games_catalogue() -> list[dict[str, Any]]:
             for name, cls in games().items()]
 
 
-def make_decorate(table: TablePort, guard: PinGuard | None = None
+def make_decorate(table: TablePort, guard: PinGuard | None = None,
+                  pairing: Pairing | None = None
                   ) -> Callable[[dict[str, Any] | None], dict[str, Any]]:
     """The engine's snapshot plus what the pages need: colours, the box, the PIN's state."""
 
@@ -77,6 +79,7 @@ def make_decorate(table: TablePort, guard: PinGuard | None = None
         view["health"] = health() if health is not None else {"warnings": []}
         view.setdefault("storage_full", "")
         view["pin_alert"] = guard.alert() if guard is not None else ""
+        view["pairing"] = pairing.waiting() if pairing is not None else []
         view["box"] = {
             "double": [s for s in doubles_pins if "double" in snap.get("buttons", [])],
             "judge_keys": config.judge is not None,
@@ -95,8 +98,9 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
                       JSON_SORT_KEYS=False, SEND_FILE_MAX_AGE_DEFAULT=300)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     guard = PinGuard(lambda: str(table.pin), **({"clock": clock} if clock else {}))
-    hub = Hub(table, make_decorate(table, guard), max_streams=STREAM_LIMIT)
-    register(app, Context(table, hub, guard, threading.Lock()))
+    pairing = getattr(table, "pairing", None) or Pairing()  # the Table's: its keypad approves
+    hub = Hub(table, make_decorate(table, guard, pairing), max_streams=STREAM_LIMIT)
+    register(app, Context(table, hub, guard, threading.Lock(), pairing))
     hub.attach()
 
     @app.before_request

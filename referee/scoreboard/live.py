@@ -13,14 +13,16 @@ stream once a second) and subscribes to it.
 
 from __future__ import annotations
 
+import ipaddress
 import itertools
 import json
 import logging
 import queue
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -31,6 +33,47 @@ log = logging.getLogger(__name__)
 # the table itself (a kiosk browser on the Pi, its own tools) is not a guest: its streams are not
 # capped per address (the table-wide cap still holds)
 THIS_MACHINE = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+
+
+@cache
+def own_addresses() -> frozenset[str]:
+    """The Pi's own addresses on its networks (its screen may open the page by one of them): a
+    packet from outside with one of them as its source is dropped by the kernel (a martian)."""
+    found: set[str] = set()
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None):
+            found.add(str(info[4][0]).split("%")[0])
+    except (OSError, UnicodeError):
+        pass
+    try:  # the address the default route leaves by (no packet is sent: UDP connect)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))
+            found.add(str(probe.getsockname()[0]))
+    except OSError:
+        pass
+    loopback = {a for a in found if a.startswith("127.") or a == "::1"}
+    return frozenset(found - loopback)
+
+
+def is_box(address: str) -> bool:
+    """Is this peer the table itself: its own screen or tools (loopback 127.0.0.1 / ::1), or one
+    of the Pi's own addresses? Other 127.x.y.z addresses are guests (the tests' guests are)."""
+    if address in THIS_MACHINE:
+        return True
+    plain = address[7:] if address.startswith("::ffff:") else address
+    return plain in own_addresses()
+
+
+def network(address: str) -> str:
+    """The network a guest's address belongs to, as budgets count it: IPv4 /24, IPv6 /64."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    prefix = 24 if ip.version == 4 else 64
+    return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
 
 HEARTBEAT_S = 15.0
 QUEUE_SIZE = 256

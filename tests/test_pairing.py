@@ -143,3 +143,31 @@ def test_a_request_runs_out_and_a_paired_device_keeps_its_evening() -> None:
     assert pairing.paired(first[1])
     now[0] += EVENING_S - WAIT_S
     assert not pairing.paired(first[1])
+
+
+def test_the_judge_page_pairs_at_the_box_and_the_table_page_shows_the_code(
+        served: tuple[Table, WebServer], browser: Any) -> None:
+    """In a real browser: the judge's phone has no PIN, pairs instead; the table page (the TV)
+    shows the same code; the keypad's YES lets the phone in and its Pause goes through."""
+    table, server = served
+    context = browser.new_context()
+    try:
+        tv, phone = context.new_page(), browser.new_context().new_page()
+        for page in (tv, phone):
+            page.set_default_timeout(15_000)
+        tv.goto(server.url)
+        phone.goto(server.url + "judge")
+        table.engine.command("start")  # type: ignore[union-attr]  # play, so Pause has a meaning
+        if not phone.locator("#pin-dialog").is_visible():  # the panel asks for the PIN at once
+            phone.locator("#pause").click()
+        phone.locator("#pin-pair").click()
+        wait_for(lambda: "Your code:" in phone.locator("#pin-error").inner_text())
+        code = phone.locator("#pin-error").inner_text().split("Your code: ")[1][:4]
+        wait_for(lambda: code in tv.locator("#alert").inner_text())  # the same code on the TV
+        keypad_yes(server.port)
+        wait_for(lambda: not phone.locator("#pin-dialog").is_visible())  # let in
+        phone.locator("#pause").click()
+        wait_for(lambda: table.engine is not None and table.engine.paused, timeout=15)
+        phone.context.close()
+    finally:
+        context.close()

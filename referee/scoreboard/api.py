@@ -165,7 +165,8 @@ def events() -> Response:
         return resp
     try:
         first = hub.message("state", hub.state())
-        resp = Response(hub.stream(client, first), mimetype="text/event-stream")
+        gone = request.environ.get("waitress.client_disconnected")
+        resp = Response(hub.stream(client, first, gone), mimetype="text/event-stream")
         # the slot is freed when the response is closed, however it ends: a HEAD never starts
         # the stream's body (so its `finally` would never run), a client may vanish first
         resp.call_on_close(partial(hub.leave, client))

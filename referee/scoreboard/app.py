@@ -35,8 +35,9 @@ from referee.store.database import StoreError, http_status
 
 log = logging.getLogger(__name__)
 
-STREAM_LIMIT = 64  # open event streams; each holds one server thread
-THREADS = STREAM_LIMIT + 8  # the rest answer pages and API calls
+STREAM_LIMIT = 64  # guests' open event streams; each holds one server thread
+KEPT_STREAMS = 8  # more streams for the box itself and paired devices, whatever guests hold
+THREADS = STREAM_LIMIT + KEPT_STREAMS + 8  # the rest answer pages and API calls
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
        "frame-ancestors 'none'")
@@ -99,7 +100,8 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     guard = PinGuard(lambda: str(table.pin), **({"clock": clock} if clock else {}))
     pairing = getattr(table, "pairing", None) or Pairing()  # the Table's: its keypad approves
-    hub = Hub(table, make_decorate(table, guard, pairing), max_streams=STREAM_LIMIT)
+    hub = Hub(table, make_decorate(table, guard, pairing), max_streams=STREAM_LIMIT,
+              kept=pairing.paired_addresses, kept_streams=KEPT_STREAMS)
     register(app, Context(table, hub, guard, threading.Lock(), pairing))
     hub.attach()
 
@@ -235,7 +237,7 @@ class WebServer:
 
             wasyncore.close_all(self.map)
             raise
-        self.guard = ConnectionGuard()
+        self.guard = ConnectionGuard(kept=self.app.extensions["referee"].pairing.paired_addresses)
         self.guard.install(self.server)
         listen = getattr(self.server, "effective_listen", None)
         self.port: int = int(getattr(self.server, "effective_port", 0) or (listen or [(0, port)])[0][1])

@@ -89,17 +89,22 @@ class Client:
         self.queue: queue.Queue[bytes] = queue.Queue(QUEUE_SIZE)
         self.lagged = False
         self.address = address
+        self.guest = True
 
 
 class Hub:
     """Fans engine events out to the open streams of one table."""
 
     def __init__(self, table: TablePort, decorate: Callable[[dict[str, Any] | None], dict[str, Any]],
-                 *, max_streams: int = 64, per_address: int = 8) -> None:
+                 *, max_streams: int = 64, per_address: int = 8,
+                 kept: Callable[[], frozenset[str]] = frozenset, kept_streams: int = 0) -> None:
         self.table = table
         self.decorate = decorate
-        self.max_streams = max_streams
-        self.per_address = per_address  # so one guest cannot take every slot
+        self.max_streams = max_streams  # guests' streams
+        self.per_address = per_address  # so one guest cannot take every slot...
+        self.per_network = max(per_address, max_streams // 2)  # ...nor one network
+        self.kept = kept  # paired devices: like the box, they use the kept slots
+        self.kept_streams = kept_streams
         self.clients: tuple[Client, ...] = ()  # replaced, never mutated: read without the lock
         self.closed = False
         self._engine: EnginePort | None = None
@@ -168,12 +173,21 @@ class Hub:
         starts the body, a vanished client never finishes it): `leave` may be called twice.
         """
         with self._lock:
-            if self.closed or len(self.clients) >= self.max_streams:
+            if self.closed:
                 return None
-            if (address not in THIS_MACHINE
-                    and sum(1 for c in self.clients if c.address == address) >= self.per_address):
-                return None
+            if is_box(address) or address in self.kept():  # never capped by what guests hold
+                if len(self.clients) >= self.max_streams + self.kept_streams:
+                    return None
+            else:
+                guests = [c for c in self.clients if c.guest]
+                net = network(address)
+                if (len(guests) >= self.max_streams
+                        or sum(1 for c in guests if c.address == address) >= self.per_address
+                        or sum(1 for c in guests if network(c.address) == net)
+                        >= self.per_network):
+                    return None
             client = Client(address)
+            client.guest = not (is_box(address) or address in self.kept())
             self.clients = (*self.clients, client)
             return client
 
@@ -181,12 +195,17 @@ class Hub:
         with self._lock:
             self.clients = tuple(c for c in self.clients if c is not client)
 
-    def stream(self, client: Client, first: bytes) -> Iterator[bytes]:
-        """The body of one event stream (runs in a WSGI worker thread)."""
+    def stream(self, client: Client, first: bytes,
+               gone: Callable[[], bool] | None = None) -> Iterator[bytes]:
+        """The body of one event stream (runs in a WSGI worker thread). `gone` says the client
+        has closed its socket (waitress's `client_disconnected`): the slot is freed within a
+        second, not at the next heartbeat's failed write."""
         try:
             yield f"retry: {RETRY_MS}\n".encode() + first
             beat = time.monotonic() + HEARTBEAT_S
             while not self.closed:
+                if gone is not None and gone():
+                    return
                 try:
                     msg = client.queue.get(timeout=min(1.0, max(0.0, beat - time.monotonic())))
                 except queue.Empty:

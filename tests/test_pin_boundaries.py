@@ -342,3 +342,13 @@ def test_other_loopback_addresses_are_guests() -> None:
     clock = Clock()
     guard = guard_at(clock)
     assert wrongs(guard, "127.0.5.1", MAX_TRIES + 1)[-1] == 429
+
+
+def test_all_networks_together_have_fresh_total_first_tries() -> None:
+    """An attacker who can send from many networks gains FRESH_TOTAL first tries, no more."""
+    from referee.scoreboard.pin import FRESH_TOTAL
+
+    clock = Clock()
+    guard = PinGuard(lambda: PIN, clock=clock, free_wrong=0)
+    got = [guard.check(f"10.{i // 250}.{i % 250}.1", WRONG)[0] for i in range(FRESH_TOTAL + 20)]
+    assert got == [401] * FRESH_TOTAL + [429] * 20

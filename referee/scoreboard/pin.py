@@ -13,6 +13,8 @@ device paired at the box, `referee.scoreboard.pairing`). It is compared in const
   its network's own allowance (IPv4 /24, IPv6 /64) of `FRESH` first tries that refills by one every
   `FRESH_REFILL_S` seconds: a guessing flood from one network spends that network's allowance,
   never another's, so a newcomer elsewhere is checked at once however many guesses are made.
+  All networks together have `FRESH_TOTAL` first tries (one more every `FRESH_TOTAL_REFILL_S`),
+  so an attacker who can send from many networks (loopback, a router) gains no more than that.
 
 An address that gave the right PIN in the last `TRUSTED_S` seconds (the judge's phone) and the
 box's own addresses (127.0.0.1, ::1 and the Pi's own: `THIS_MACHINE`, `own_addresses`) are never
@@ -39,6 +41,8 @@ REFILL_S = 6.0  # ...then one more every REFILL_S seconds
 FIRST_TRIES = 3  # an address's wrong PINs that are checked from its network's allowance
 FRESH = 16  # first tries a network (/24, /64) may have checked at once...
 FRESH_REFILL_S = 30.0  # ...then one more every FRESH_REFILL_S seconds
+FRESH_TOTAL = 64  # first tries all networks together may have checked at once...
+FRESH_TOTAL_REFILL_S = 5.0  # ...then one more every FRESH_TOTAL_REFILL_S seconds
 MAX_NETWORKS = 1024
 TRUSTED_S = 12 * 3600.0
 ALERT_S = 600.0
@@ -64,6 +68,7 @@ class PinGuard:
         self.fresh = fresh
         self.fresh_refill_s = fresh_refill_s
         self._fresh: dict[str, tuple[float, float]] = {}  # network -> (allowance, when)
+        self._fresh_total = (float(FRESH_TOTAL), clock())  # every network's, together
         self._tries: dict[str, _Tries] = {}
         self._trusted: dict[str, float] = {}  # address -> until when
         self._budget = float(free_wrong)
@@ -120,9 +125,13 @@ class PinGuard:
             return False
         have, when = self._fresh.get(net, (float(self.fresh), now))
         have = min(float(self.fresh), have + (now - when) / self.fresh_refill_s)
-        if have < 1.0:
+        total, at = self._fresh_total
+        total = min(float(FRESH_TOTAL), total + (now - at) / FRESH_TOTAL_REFILL_S)
+        self._fresh_total = (total, now)
+        if have < 1.0 or total < 1.0:
             self._fresh[net] = (have, now)
             return False
+        self._fresh_total = (total - 1.0, now)
         if net not in self._fresh and len(self._fresh) >= MAX_NETWORKS:  # forget a full one
             for old, (left, at) in list(self._fresh.items()):
                 if left + (now - at) / self.fresh_refill_s >= self.fresh:

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from referee.cli.table import Table, use_mock_pins  # noqa: E402
 from referee.config import default_config  # noqa: E402
 from referee.scoreboard.app import WebServer, serve_in_thread  # noqa: E402
-from referee.scoreboard.pin import FREE_WRONG  # noqa: E402
+from referee.scoreboard.pin import FREE_WRONG, FRESH_TOTAL  # noqa: E402
 
 PIN = "482913"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
@@ -114,10 +114,12 @@ def brute_force(port: int, seconds: float, threads: int) -> dict[str, Any]:
     addresses = sum(counts[k] for k in (401, 429, "other"))
     print(f"PIN brute force: {addresses} guesses from {addresses} loopback addresses in {took:.1f} s:"
           f" {checked} checked (401), {counts[429]} held back (429), {counts['other']} other")
-    # once the first FREE_WRONG are spent, a guesser gets what the budget refills: measured here
-    steady = max(checked - FREE_WRONG, 1) / took
+    # once the first FREE_WRONG and the networks' FRESH_TOTAL first tries are spent, a guesser
+    # gets what the two refill: measured here
+    burst = FREE_WRONG + FRESH_TOTAL
+    steady = max(checked - burst, 1) / took
     print(f"  checked guesses per second, table-wide: {rate:.3f} in all, {steady:.3f} after the "
-          f"first {FREE_WRONG} (one per {1 / steady:.1f} s)")
+          f"first {burst} (one per {1 / steady:.1f} s)")
     figures: dict[str, Any] = {"guesses": addresses, "checked": checked, "held": counts[429],
                                "seconds": round(took, 1), "steady_per_s": round(steady, 4)}
     for digits in (4, 6, 8):

@@ -10,6 +10,8 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from referee.cli.table import Table
 from referee.scoreboard.app import WebServer
 from referee.scoreboard.pairing import Pairing
@@ -171,3 +173,14 @@ def test_the_judge_page_pairs_at_the_box_and_the_table_page_shows_the_code(
         phone.context.close()
     finally:
         context.close()
+
+
+@pytest.mark.parametrize(("path", "body"), [("/api/pair", {"zzz": 1}),
+                                            ("/api/pair/approve", {"code": "12345"}),
+                                            ("/api/pair/approve", {"code": "1234", "zzz": 1})])
+def test_a_bad_pairing_body_is_a_400_and_asks_nothing(
+        served: tuple[Table, WebServer], path: str, body: dict[str, Any]) -> None:
+    _, server = served
+    status, answer = call(server.port, "POST", path, "127.0.0.1", body)
+    assert status == 400 and "\n" not in answer["error"], answer
+    assert call(server.port, "GET", "/api/state", "127.0.0.1")[1]["pairing"] == []

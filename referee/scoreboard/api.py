@@ -285,9 +285,9 @@ def pair_status() -> Response:
 @api.post("/pair/approve")
 def pair_approve() -> Response:
     """The box's own screen lets the device showing `code` in (from the box's addresses only)."""
+    data = parse(bodies.PairApprove)
     if not is_box(request.remote_addr or ""):
         raise ApiError(403, "only the box itself approves a device: press YES on the keypad")
-    data = parse(bodies.PairApprove)
     if not ctx().pairing.approve(data.code):
         raise ApiError(404, f"no device is waiting with code {data.code!r}; ask again")
     _show_codes()

@@ -105,7 +105,8 @@ class Empty(Struct, forbid_unknown_fields=True):
 class PairApprove(Struct, forbid_unknown_fields=True, kw_only=True):
     """The code a device waiting to pair shows (the box's own screen approves it)."""
 
-    code: Annotated[str, Meta(pattern="^[0-9]{4}$", description="the device's 4-digit code")]
+    code: Annotated[str, Meta(pattern="^[0-9]{4}$", examples=["4821"],
+                              description="the device's 4-digit code")]
 
 
 class SeatSetup(Struct, forbid_unknown_fields=True, kw_only=True):

@@ -71,6 +71,10 @@ class StorageDamaged(StorageFull):
     grow, so the table pauses and refuses what it cannot log (nothing already written is lost)."""
 
 
+class BadDatabase(StoreError):
+    """The file is damaged, another program's, or from a newer version: its line says the fix."""
+
+
 class DatabaseBusy(StoreError):
     """Another referee holds the database."""
 
@@ -214,8 +218,8 @@ def damaged(path: str | Path, exc: BaseException) -> StoreError:
     reason = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
     if "disk is full" in reason:
         return StorageFull(f"database {str(path)!r}: {FULL_MESSAGE}")
-    return StoreError(f"database {str(path)!r} is damaged ({printable(reason)}); "
-                      + DAMAGED.format(path=path))
+    return BadDatabase(f"database {str(path)!r} is damaged ({printable(reason)}); "
+                       + DAMAGED.format(path=path))
 
 
 def wal_cut_short(path: Path) -> str:
@@ -260,7 +264,7 @@ def connect(path: str | Path, *, readonly: bool = False, check: bool = True) -> 
     path = Path(path)
     cut = wal_cut_short(path)
     if cut:
-        raise StoreError(f"database {str(path)!r}: {cut}; " + DAMAGED.format(path=path))
+        raise BadDatabase(f"database {str(path)!r}: {cut}; " + DAMAGED.format(path=path))
     try:
         if readonly:
             conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False,
@@ -285,14 +289,14 @@ def connect(path: str | Path, *, readonly: bool = False, check: bool = True) -> 
             raise StoreError(f"database {str(path)!r} holds no game yet; play a game first")
         (version,) = conn.execute("PRAGMA user_version").fetchone()
         if version > SCHEMA_VERSION:
-            raise StoreError(f"database {str(path)!r} was written by a newer Table Referee "
+            raise BadDatabase(f"database {str(path)!r} was written by a newer Table Referee "
                              f"(schema {version}; this one reads up to {SCHEMA_VERSION}); "
                              f"upgrade the referee, or give another --db")
         for table in tables & COLUMNS.keys():
             have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
             missing = sorted(COLUMNS[table] - have)
             if missing:
-                raise StoreError(f"{str(path)!r} is not a Table Referee database this version "
+                raise BadDatabase(f"{str(path)!r} is not a Table Referee database this version "
                                  f"reads (table {table} has no column {missing[0]!r}); give "
                                  f"another --db")
         if check and tables:
@@ -331,7 +335,7 @@ def reading(conn: sqlite3.Connection, what: Callable[[], T]) -> T:
         raise damaged(path, exc) from None
     except ValueError as exc:  # a line or a value this version does not know
         reason = printable(str(exc).strip().splitlines()[0] if str(exc).strip() else "bad value")
-        raise StoreError(f"database {str(path)!r} holds a line this version cannot read "
+        raise BadDatabase(f"database {str(path)!r} holds a line this version cannot read "
                          f"({reason}); upgrade the referee, or give another --db") from None
 
 

@@ -114,9 +114,9 @@ def brute_force(port: int, seconds: float, threads: int) -> dict[str, Any]:
     addresses = sum(counts[k] for k in (401, 429, "other"))
     print(f"PIN brute force: {addresses} guesses from {addresses} loopback addresses in {took:.1f} s:"
           f" {checked} checked (401), {counts[429]} held back (429), {counts['other']} other")
-    # once the first FREE_WRONG and the networks' FRESH_TOTAL first tries are spent, a guesser
-    # gets what the two refill: measured here
-    burst = FREE_WRONG + FRESH_TOTAL
+    # once the networks' FRESH_TOTAL first tries are spent (they spend the FREE_WRONG budget as
+    # they go), a guesser gets what the two refill: measured here
+    burst = max(FREE_WRONG, FRESH_TOTAL)
     steady = max(checked - burst, 1) / took
     print(f"  checked guesses per second, table-wide: {rate:.3f} in all, {steady:.3f} after the "
           f"first {burst} (one per {1 / steady:.1f} s)")

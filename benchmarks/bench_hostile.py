@@ -10,7 +10,13 @@ each from its own loopback address (127.x.y.z), as guests on a LAN would be.
 2. Slots under flood: 20 addresses each open 20 event streams; how many does each get, how many in
    all, and what does a new guest get? Then 220 slow connections from one address and the time the
    judge's GET /judge and POST /api/pause take meanwhile.
-3. A full disk: the log may not grow past a few pages (SQLite's real "database or disk is full");
+3. Floods side by side (issue 24): a new guest's page load (GET / and GET /api/state, from an
+   address never seen before) and the box's press round-trip (POST /api/press from 127.0.0.1),
+   the median of several, before, during and after each flood: 12 addresses x 40 idle
+   connections, the same as slowloris (a byte a second of headers that never end), and 60
+   addresses guessing the PIN as fast as they are answered (where the right PIN from a new
+   address, and a pairing by the keypad's YES, must still get in).
+4. A full disk: the log may not grow past a few pages (SQLite's real "database or disk is full");
    presses through /api/press until the first refusal: presses answered 204, presses found in the
    log, the answer to the next press, the phase, and how many error lines were logged.
 
@@ -37,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from referee.cli.table import Table, use_mock_pins  # noqa: E402
 from referee.config import default_config  # noqa: E402
 from referee.scoreboard.app import WebServer, serve_in_thread  # noqa: E402
-from referee.scoreboard.pin import FREE_WRONG  # noqa: E402
+from referee.scoreboard.pin import FREE_WRONG, FRESH_TOTAL  # noqa: E402
 
 PIN = "482913"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
@@ -108,10 +114,12 @@ def brute_force(port: int, seconds: float, threads: int) -> dict[str, Any]:
     addresses = sum(counts[k] for k in (401, 429, "other"))
     print(f"PIN brute force: {addresses} guesses from {addresses} loopback addresses in {took:.1f} s:"
           f" {checked} checked (401), {counts[429]} held back (429), {counts['other']} other")
-    # once the first FREE_WRONG are spent, a guesser gets what the budget refills: measured here
-    steady = max(checked - FREE_WRONG, 1) / took
+    # once the networks' FRESH_TOTAL first tries are spent (they spend the FREE_WRONG budget as
+    # they go), a guesser gets what the two refill: measured here
+    burst = max(FREE_WRONG, FRESH_TOTAL)
+    steady = max(checked - burst, 1) / took
     print(f"  checked guesses per second, table-wide: {rate:.3f} in all, {steady:.3f} after the "
-          f"first {FREE_WRONG} (one per {1 / steady:.1f} s)")
+          f"first {burst} (one per {1 / steady:.1f} s)")
     figures: dict[str, Any] = {"guesses": addresses, "checked": checked, "held": counts[429],
                                "seconds": round(took, 1), "steady_per_s": round(steady, 4)}
     for digits in (4, 6, 8):
@@ -190,6 +198,128 @@ def flood(port: int, server: WebServer) -> dict[str, Any]:
             "slow_kept": kept, "judge_ms": round((t1 - t0) * 1000), "pause_ms": round((t2 - t1) * 1000)}
 
 
+def page_and_press(port: int, n: int, fresh: list[int], times: int = 5) -> tuple[float, float]:
+    """Median ms of a new guest's page load and of the box's press round-trip."""
+    pages, presses = [], []
+    for _ in range(times):
+        fresh[0] += 1
+        source = f"127.70.{fresh[0] // 250 % 250}.{fresh[0] % 250 + 1}"
+        t0 = time.perf_counter()
+        ok = (request(port, "GET", "/", source=source, timeout=15) == 200
+              and request(port, "GET", "/api/state", source=source, timeout=15) == 200)
+        t1 = time.perf_counter()
+        pressed = request(port, "POST", "/api/press", headers={"X-Table-Pin": PIN},
+                          body=json.dumps({"seat": SEATS[n % len(SEATS)]}).encode(),
+                          timeout=15) == 204
+        t2 = time.perf_counter()
+        pages.append((t1 - t0) * 1000 if ok else float("inf"))
+        presses.append((t2 - t1) * 1000 if pressed else float("inf"))
+        time.sleep(0.25)
+    return sorted(pages)[len(pages) // 2], sorted(presses)[len(presses) // 2]
+
+
+class Flooder:
+    """12 x 40 idle or slowloris connections from 127.60.0.0/24, or 60 addresses guessing."""
+
+    def __init__(self, port: int, kind: str) -> None:
+        self.port, self.kind = port, kind
+        self.stop = threading.Event()
+        self.socks: list[tuple[socket.socket, str]] = []
+        self.guesses = {401: 0, 429: 0}
+        workers = 6 if kind == "pin" else 1
+        self.threads = [threading.Thread(target=self.run, args=(k,)) for k in range(workers)]
+
+    def open_one(self, source: str) -> None:
+        try:
+            sock = socket.create_connection(("127.0.0.1", self.port), timeout=2,
+                                            source_address=(source, 0))
+            if self.kind == "slowloris":
+                sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            self.socks.append((sock, source))
+        except OSError:
+            pass
+
+    def run(self, k: int) -> None:
+        if self.kind == "pin":
+            n = k
+            while not self.stop.is_set():
+                status = request(self.port, "POST", "/api/pin", source=f"127.61.0.{n % 60 + 1}",
+                                 headers={"X-Table-Pin": f"{n % 10**6:06d}"})
+                if status in self.guesses:
+                    self.guesses[status] += 1
+                n += len(self.threads)
+            return
+        for a in range(12):
+            for _ in range(40):
+                self.open_one(f"127.60.0.{a + 1}")
+        while not self.stop.wait(1.0):
+            for sock, source in list(self.socks):
+                try:
+                    if self.kind == "slowloris":
+                        sock.send(b"X")
+                    else:
+                        sock.setblocking(False)
+                        if sock.recv(1, socket.MSG_PEEK) == b"":
+                            raise OSError
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    self.socks.remove((sock, source))
+                    sock.close()
+                    self.open_one(source)
+
+    def __enter__(self) -> Flooder:
+        for t in self.threads:
+            t.start()
+        time.sleep(3.0)  # the flood is at the door
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        for t in self.threads:
+            t.join(timeout=30)
+        for sock, _ in self.socks:
+            sock.close()
+
+
+def side_by_side(tmp: Path) -> dict[str, Any]:
+    table, server = table_and_server(tmp / "side.db")
+    port, fresh = server.port, [0]
+    figures: dict[str, Any] = {}
+    print("Floods side by side: a new guest's page load / the box's press round-trip, "
+          "median ms (inf: no answer in 15 s)")
+    print(f"  {'flood':<34}{'before':>16}{'during':>16}{'after':>16}")
+    try:
+        for kind, label in (("idle", "12 addresses x 40 idle"),
+                            ("slowloris", "12 addresses x 40 slowloris"),
+                            ("pin", "60 addresses guessing the PIN")):
+            before = page_and_press(port, 0, fresh)
+            extra = ""
+            with Flooder(port, kind) as flooder:
+                during = page_and_press(port, 1, fresh)
+                if kind == "pin":
+                    t0 = time.perf_counter()
+                    while request(port, "POST", "/api/pin", source="127.62.0.1",
+                                  headers={"X-Table-Pin": PIN}) != 204:
+                        time.sleep(0.2)
+                    right_ms = (time.perf_counter() - t0) * 1000
+                    extra = (f"; the right PIN from a new address: {right_ms:.0f} ms; guesses "
+                             f"checked {flooder.guesses[401]}, held {flooder.guesses[429]}")
+                    figures["right_pin_ms"] = round(right_ms)
+            time.sleep(2.0)
+            after = page_and_press(port, 2, fresh)
+            cells = [f"{p:.0f} / {q:.0f}" for p, q in (before, during, after)]
+            print(f"  {label:<34}{cells[0]:>16}{cells[1]:>16}{cells[2]:>16}{extra}")
+            figures[kind] = {"before": before, "during": during, "after": after}
+        guard = server.guard
+        print(f"  the door: {guard.refused} connections answered 503 at once, {guard.evicted} "
+              f"idle ones closed to make room, {guard.dropped} dropped at their deadline")
+    finally:
+        server.close()
+        table.close()
+    return figures
+
+
 def full_disk(tmp: Path) -> dict[str, Any]:
     errors: list[logging.LogRecord] = []
 
@@ -261,6 +391,7 @@ def main() -> int:
         finally:
             server.close()
             table.close()
+        result["side_by_side"] = side_by_side(Path(tmp))
         result["full_disk"] = full_disk(Path(tmp))
     print("RESULT " + json.dumps(result))
     return 0

@@ -284,9 +284,36 @@ def check_pin(pin: object, where: str = "--pin") -> str:
     return text
 
 
+# Characters that show nothing, so two names that look the same could differ by them: the
+# Hangul fillers (letters that are drawn blank) and every format character (zero-width spaces,
+# bidi overrides, the BOM, the soft hyphen) but the joiner inside an emoji sequence.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
+ZWJ = "\u200d"
+
+
+def invisible(name: str) -> str:
+    """The first invisible character in a name ("" if it has none)."""
+    for i, ch in enumerate(name):
+        if ch in BLANK_LETTERS:
+            return ch
+        if unicodedata.category(ch) != "Cf":
+            continue
+        if ch == ZWJ and 0 < i < len(name) - 1 and all(
+                unicodedata.category(n) == "So" or n == "\ufe0f"
+                for n in (name[i - 1], name[i + 1])):
+            continue  # 👨‍👩‍👧: the joiner of an emoji sequence draws one picture
+        return ch
+    return ""
+
+
 def _check_name(name: object) -> None:
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"seat name {name!r} is empty; give every seat a name, e.g. Blue")
+    hidden = invisible(name)
+    if hidden:
+        raise ConfigError(f"seat name {_shown(name)} holds the invisible character "
+                          f"{ascii(hidden)} ({unicodedata.name(hidden, 'format character')}"
+                          f"); type the name again with letters, digits and spaces only")
     if clean_text(name, "seat name", MAX_NAME) != name:
         raise ConfigError(f"seat name {_shown(name)} is not in its normal form (NFC) or has "
                           f"stray spaces; type it again")

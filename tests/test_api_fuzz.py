@@ -423,7 +423,9 @@ ACCEPTED_WALK: list[tuple[str, str, Any]] = [
     ("post", "/api/pause", {}), ("post", "/api/resume", {}), ("post", "/api/start", {}),
     ("post", "/api/standings", {}), ("post", "/api/end", {}),
     ("get", "/api/games", None), ("get", "/api/games/{game_id}/log", None),
-    ("get", "/api/stats", None), ("post", "/api/new-game", {"game": "pig"}),
+    ("get", "/api/stats", None), ("post", "/api/pair", {}), ("get", "/api/pair", None),
+    ("post", "/api/pair/approve", {"code": "asked"}),  # the code /api/pair gave, from the box
+    ("post", "/api/new-game", {"game": "pig"}),
 ]
 
 
@@ -437,13 +439,18 @@ def test_every_operation_is_accepted_as_the_document_says(mock_factory: MockFact
     try:
         table.start("spank-the-pig", FAST, resume=False)
         client = create_app(table, clock=Clock()).test_client()
+        asked = ""
         for method, path, body in ACCEPTED_WALK:
             req: dict[str, Any] = {"method": method, "path": path.replace("{game_id}", "1"),
                                    "query": "", "template": path,
                                    "content_type": "application/json"}
             if method == "post":
-                req.update(pin=PIN, addr=GOOD_ADDR, data=json.dumps(body).encode())
+                addr = "127.0.0.1" if path == "/api/pair/approve" else GOOD_ADDR
+                body = {"code": asked} if path == "/api/pair/approve" else body
+                req.update(pin=PIN, addr=addr, data=json.dumps(body).encode())
             status, answer, headers = send(client, req)
+            if path == "/api/pair" and method == "post":
+                asked = json.loads(answer)["code"]
             assert 200 <= status < 300, (method, path, status, answer[:300])
             check_answer(doc, doc["paths"][path][method], table, (), status, answer, headers)
         assert table.engine is not None and table.engine.rules.NAME == "pig"  # the walk's end
@@ -532,10 +539,17 @@ def post(client: FlaskClient, path: str, body: Any = None, *, pin: str | None = 
                        content_type="application/json", environ_base={"REMOTE_ADDR": addr})
 
 
+# Pairing changes no game: asking gives a code the judge must approve at the box, and approving is
+# taken from the box's own addresses only (tests/test_pairing.py)
+PAIRING = ["/api/pair", "/api/pair/approve"]
+
+
 def test_every_state_changing_post_needs_the_pin(fresh: dict[str, Any]) -> None:
     client, table, app = fresh["client"], fresh["table"], fresh["app"]
-    posts = sorted(r.rule for r in app.url_map.iter_rules() if "POST" in (r.methods or ()))
+    posts = sorted(r.rule for r in app.url_map.iter_rules() if "POST" in (r.methods or ())
+                   and r.rule not in PAIRING)
     assert posts == sorted(STATE_CHANGING)
+    assert post(client, "/api/pair/approve", {"code": "0000"}, addr="10.1.0.99").status_code == 403
     doc = openapi_document()
     before = fingerprint(table)
     for i, path in enumerate(posts):

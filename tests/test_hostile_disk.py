@@ -335,3 +335,210 @@ def test_the_storage_full_phrase_is_rendered_before_the_disk_fills() -> None:
     assert "Storage is full" in said
     # rendered at start with the table's other phrases: saying it needs no room on the disk
     assert said in [line.text for line in table_lines(SEATS)]
+
+
+# -- Issue 24: a new game on a full disk ----------------------------------------------------------
+
+
+@NEEDS_UNSHARE
+def test_a_new_game_on_a_full_disk_is_507_and_the_old_table_plays_on(tmp_path: Path) -> None:
+    """A real tmpfs in a private mount namespace: the referee's database lives on it, the disk is
+    filled from outside (through /proc/PID/root), a new game is asked for, then room is made."""
+    disk, port = tmp_path / "disk", free_port()
+    disk.mkdir()
+    proc = subprocess.Popen(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+         f"mount -t tmpfs -o size=2m tmpfs {disk} && exec {sys.executable} -m referee.cli.main "
+         f"play spank-the-pig --mock --no-speech --db {disk}/referee.db --port {port} "
+         f"--pin {PIN} --seats Blue,Red,Green,Yellow"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        wait_serving(proc)
+        inside = Path(f"/proc/{proc.pid}/root") / str(disk).lstrip("/")
+        before = http(port, "GET", "/api/state")[1]["game_id"]
+        with open(inside / "filler", "wb") as filler:  # the disk fills up
+            try:
+                while True:
+                    filler.write(b"\0" * 65536)
+                    filler.flush()
+            except OSError:
+                pass
+        status, body = http(port, "POST", "/api/new-game", {"game": "pig"})
+        assert status == 507, (status, body)
+        assert "storage is full" in body["error"] and len(body["error"].splitlines()) == 1
+        (inside / "filler").unlink()  # room again: the old game is still the table's
+        state = http(port, "GET", "/api/state")[1]
+        assert state["game_id"] == before and state["game"] == "spank-the-pig"
+        for seat in SEATS:  # its presses still go in (each seat's ready press)
+            assert http(port, "POST", "/api/press", {"seat": seat})[0] == 204
+        wait_for(lambda: http(port, "GET", "/api/state")[1]["phase"] != "setup", timeout=10)
+        assert http(port, "POST", "/api/pause", {})[0] in (200, 400)  # the engine answers
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        _, err = proc.communicate(timeout=10)
+    assert "Traceback" not in err
+
+
+# -- Issue 24: one referee per database file, whatever name reaches it ---------------------------
+
+
+def events_and_games(db: Path) -> tuple[int, int, list[str]]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        bodies = [b for (b,) in conn.execute("SELECT body FROM events")]
+        (games,) = conn.execute("SELECT COUNT(*) FROM games").fetchone()
+    finally:
+        conn.close()
+    return len(bodies), games, [b for b in bodies if '"void"' in b]
+
+
+@pytest.mark.parametrize("link", ["symlink", "hard link"])
+def test_another_name_for_a_live_database_is_refused_and_writes_nothing(
+        tmp_path: Path, link: str) -> None:
+    db = tmp_path / "b.db"
+    port_a = free_port()
+    first = start_referee(db, port_a)
+    try:
+        wait_serving(first)
+        assert http(port_a, "POST", "/api/start", {})[0] == 200
+        wait_for(lambda: http(port_a, "GET", "/api/state")[1]["phase"] == "race")
+        other = tmp_path / "bl.db"
+        if link == "symlink":
+            other.symlink_to(db.name)
+        else:
+            os.link(db, other)
+        before = events_and_games(db)
+        second = subprocess.run(
+            [*REFEREE, "play", "spank-the-pig", "--mock", "--no-speech", "--db", str(other),
+             "--port", str(free_port()), "--seats", "Blue,Red,Green,Yellow", "--exit-when-over"],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+        line = one_line_error(second)
+        assert "bl.db" in line
+        assert ("in use by another referee" in line if link == "symlink"
+                else "hard links" in line), line
+        after = events_and_games(db)
+        assert after[1] == before[1] and not after[2]  # no new game, no void written
+        assert not (tmp_path / "bl.db.lock").exists() and not (tmp_path / "bl.db-wal").exists()
+        assert first.poll() is None
+    finally:
+        stop(first)
+
+
+def test_a_second_store_in_the_same_process_through_a_symlink_is_refused(tmp_path: Path) -> None:
+    store = Store(tmp_path / "b.db")
+    try:
+        (tmp_path / "bl.db").symlink_to("b.db")
+        with pytest.raises(Exception, match="in use by another referee"):
+            Store(tmp_path / "bl.db")
+        store.new_game(GameStart("pig", ("A", "B", "C"), {}))  # the first one's locks still hold
+    finally:
+        store.close()
+    Store(tmp_path / "bl.db").close()  # once it is closed, any name takes it
+
+
+# -- Issue 24: damaged, foreign and newer databases ----------------------------------------------
+
+
+def played_db(path: Path, presses: int = 3000) -> None:
+    from referee.events import Press
+
+    store = Store(path)
+    game = store.new_game(GameStart("spank-the-pig", ("Blue", "Red"), {}))
+    for i in range(presses):
+        store.append(game, Press(i * 1000, "Blue" if i % 2 else "Red", "slap"))
+    store.close()
+    (path.parent / f"{path.name}.lock").unlink()
+
+
+def damage(kind: str, db: Path) -> None:
+    played_db(db)
+    if kind == "a garbage page":
+        with open(db, "r+b") as f:
+            f.seek(4096 * 5)
+            f.write(random.Random(24).randbytes(4096))
+    elif kind == "schema 99":
+        conn = sqlite3.connect(db)
+        conn.execute("PRAGMA user_version = 99")
+        conn.close()
+    elif kind == "a renamed column":
+        conn = sqlite3.connect(db)
+        conn.execute("ALTER TABLE events RENAME COLUMN body TO line")
+        conn.close()
+    elif kind == "an unknown event type":
+        conn = sqlite3.connect(db)
+        conn.execute("INSERT INTO events (game_id, body) VALUES (1, '{\"type\": \"teleport\"}')")
+        conn.commit()
+        conn.close()
+    elif kind == "a truncated WAL":  # a referee killed mid-game, then its journal cut in half
+        src = db.with_name("live.db")
+        played_db(src, 10)
+        store = Store(src)
+        from referee.events import Press
+
+        for i in range(400):
+            store.append(1, Press(10**8 + i, "Blue", "slap"))
+        for suffix in ("", "-wal", "-shm"):  # what a kill -9 leaves behind
+            shutil.copy(f"{src}{suffix}", f"{db}{suffix}")
+        store.close()
+        wal = Path(f"{db}-wal")
+        os.truncate(wal, wal.stat().st_size // 2)
+
+
+DAMAGES = ["a garbage page", "a truncated WAL", "schema 99", "a renamed column",
+           "an unknown event type"]
+
+
+@pytest.mark.parametrize("kind", DAMAGES)
+def test_export_of_a_damaged_or_newer_database_is_one_line(tmp_path: Path, kind: str) -> None:
+    db = tmp_path / "referee.db"
+    damage(kind, db)
+    proc = subprocess.run([*REFEREE, "export", "--db", str(db)], capture_output=True, text=True,
+                          timeout=30)
+    line = one_line_error(proc)
+    assert str(db) in line
+    assert "newer Table Referee" in line if kind == "schema 99" else "--db" in line
+
+
+@pytest.mark.parametrize("kind", DAMAGES)
+def test_play_on_a_damaged_or_newer_database_is_one_line_and_writes_nothing(
+        tmp_path: Path, kind: str) -> None:
+    db = tmp_path / "referee.db"
+    damage(kind, db)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("referee")}
+    proc = subprocess.run([*REFEREE, "play", "spank-the-pig", "--mock", "--no-speech", "--no-web",
+                           "--seats", "Blue,Red", "--db", str(db), "--exit-when-over"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    line = one_line_error(proc)
+    assert str(db) in line
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("referee")
+             and not p.name.endswith(".lock")}
+    assert after == {k: v for k, v in before.items() if not k.endswith(".lock")}
+
+
+def test_doctor_names_a_damaged_database_and_its_fix(tmp_path: Path) -> None:
+    db = tmp_path / "referee.db"
+    damage("a garbage page", db)
+    proc = subprocess.run([*REFEREE, "doctor", "--mock", "--db", str(db)], capture_output=True,
+                          text=True, timeout=120)
+    lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "damaged" in ln]
+    assert len(lines) == 1 and ".recover" in lines[0], proc.stdout[-2000:]
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_an_older_database_is_brought_to_the_current_schema(tmp_path: Path) -> None:
+    from referee.store.database import SCHEMA_VERSION
+
+    db = tmp_path / "referee.db"
+    played_db(db, 5)
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA user_version = 0")  # as every database before versions were kept
+    conn.close()
+    proc = subprocess.run([*REFEREE, "export", "--db", str(db)], capture_output=True, text=True,
+                          timeout=30)
+    assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 6, proc.stderr
+    Store(db).close()  # a referee opens it for writing: migrated
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()

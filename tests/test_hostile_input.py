@@ -223,3 +223,46 @@ def test_mock_pins_do_not_keep_every_press(tmp_path: Path) -> None:
         if Device.pin_factory is not None:
             Device.pin_factory.close()
         Device.pin_factory = previous
+
+
+# -- issue 24: invisible characters in seat names (the spec's seat-name definition) --------------
+
+INVISIBLE = {"zero-width space": "Blue\u200b", "bidi override": "\u202eeulB",
+             "zero-width joiner alone": "Bl\u200due", "byte order mark": "\ufeffBlue",
+             "soft hyphen": "Bl\u00adue", "Hangul filler": "Blue\u3164"}
+
+
+@pytest.mark.parametrize("name", INVISIBLE.values(), ids=list(INVISIBLE))
+def test_a_seat_name_with_an_invisible_character_is_a_400_and_starts_nothing(
+        client: tuple[Table, FlaskClient], name: str) -> None:
+    table, c = client
+    game_id = table.engine.game_id if table.engine else None
+    resp = post(c, "/api/new-game", {"game": "spank-the-pig",
+                                     "seats": [{"name": "Blue"}, {"name": name}]})
+    assert resp.status_code == 400, resp.get_data(as_text=True)
+    error = resp.get_json()["error"]
+    assert "invisible" in error and "\n" not in error and error.isascii(), error
+    assert table.engine is not None and table.engine.game_id == game_id
+
+
+@pytest.mark.parametrize("name", INVISIBLE.values(), ids=list(INVISIBLE))
+def test_seats_with_an_invisible_character_on_the_command_line_are_one_line(
+        name: str, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.hostile_support import one_line_error
+
+    proc = subprocess.run([sys.executable, "-m", "referee.cli.main", "play", "--mock",
+                           "--no-speech", "--no-web", "--seats", f"Red,{name}", "--db",
+                           str(tmp_path / "referee.db"), "--exit-when-over"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    assert "invisible" in one_line_error(proc)
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_emoji_sequences_stay_good_names() -> None:
+    from referee.config import parse_seats
+
+    family, heart = "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\u2764\ufe0f"
+    assert parse_seats(f"{family},{heart},Zo\u00eb") == [family, heart, "Zo\u00eb"]

@@ -12,7 +12,10 @@ import pytest
 
 from referee.scoreboard.pin import (
     ALERT_S,
+    FIRST_TRIES,
     FREE_WRONG,
+    FRESH,
+    FRESH_REFILL_S,
     LOCK_S,
     MAX_TRIES,
     REFILL_S,
@@ -34,7 +37,9 @@ class Clock:
 
 
 def guard_at(clock: Clock, **kw: float) -> PinGuard:
-    return PinGuard(lambda: PIN, clock=clock, **kw)  # type: ignore[arg-type]
+    """The per-address lock and the table-wide budget alone (`fresh=0`: no first-try allowance,
+    so every guess meets the budget); the networks' first tries have their own tests below."""
+    return PinGuard(lambda: PIN, clock=clock, **{"fresh": 0, **kw})  # type: ignore[arg-type]
 
 
 def wrongs(guard: PinGuard, address: str, n: int) -> list[int]:
@@ -277,3 +282,73 @@ def test_a_pin_that_cannot_be_encoded_is_just_wrong() -> None:
     guard = guard_at(Clock())
     assert guard.check("10.0.0.1", "\ud800") == (401, 0.0)  # a lone surrogate: no exception
     assert guard.wrong_total == 1
+
+
+# -- issue 24: first tries a guessing flood cannot starve --------------------------------------------
+
+
+def flooded(clock: Clock, network: str = "10.1.0", n: int = 200) -> PinGuard:
+    """A default guard after `n` wrong PINs, one from each address of one /24."""
+    guard = PinGuard(lambda: PIN, clock=clock)
+    for i in range(n):
+        guard.check(f"{network}.{i % 250 + 1}" if n <= 250 else f"{network}.{i}", WRONG)
+    return guard
+
+
+def test_a_newcomer_from_another_network_is_checked_at_once_during_a_flood() -> None:
+    clock = Clock()
+    guard = flooded(clock)
+    assert guard.alert() != ""  # the flood is seen...
+    assert guard.check("10.1.0.251", PIN)[0] == 429  # ...and its own network waits
+    assert guard.check("10.2.0.1", PIN) == (0, 0.0)  # a newcomer elsewhere gets in at once
+    assert guard.check("10.3.0.1", WRONG)[0] == 401  # and a typo there is checked too
+
+
+@pytest.mark.parametrize(("tries", "checked"), [(FRESH, True), (FRESH + 1, False)])
+def test_a_network_has_exactly_fresh_first_tries_at_once(tries: int, checked: bool) -> None:
+    clock = Clock()
+    guard = PinGuard(lambda: PIN, clock=clock, free_wrong=0)  # the table-wide budget is spent
+    got = [guard.check(f"10.1.0.{i + 1}", WRONG)[0] for i in range(tries - 1)]
+    assert got == [401] * (tries - 1)
+    assert (guard.check("10.1.0.250", PIN)[0] == 0) is checked
+
+
+@pytest.mark.parametrize(("after", "checked"), [(FRESH_REFILL_S - US, False), (FRESH_REFILL_S, True)])
+def test_a_networks_first_tries_refill_one_every_fresh_refill_s(after: float, checked: bool) -> None:
+    clock = Clock()
+    guard = PinGuard(lambda: PIN, clock=clock, free_wrong=0)
+    [guard.check(f"10.1.0.{i + 1}", WRONG) for i in range(FRESH)]
+    clock.now += after
+    assert (guard.check("10.1.0.250", PIN)[0] == 0) is checked
+
+
+@pytest.mark.parametrize(("wrong", "checked"), [(FIRST_TRIES - 1, True), (FIRST_TRIES, False)])
+def test_an_address_has_exactly_first_tries_first_tries(wrong: int, checked: bool) -> None:
+    clock = Clock()
+    guard = PinGuard(lambda: PIN, clock=clock, free_wrong=0)
+    assert wrongs(guard, "10.1.0.1", wrong) == [401] * wrong
+    assert (guard.check("10.1.0.1", PIN)[0] == 0) is checked
+
+
+@pytest.mark.parametrize("box", ["127.0.0.1", "::1", "::ffff:127.0.0.1"])
+def test_the_box_itself_is_never_held_or_locked(box: str) -> None:
+    clock = Clock()
+    guard = flooded(clock)
+    assert wrongs(guard, box, 3 * MAX_TRIES) == [401] * (3 * MAX_TRIES)
+    assert guard.check(box, PIN) == (0, 0.0)
+
+
+def test_other_loopback_addresses_are_guests() -> None:
+    clock = Clock()
+    guard = guard_at(clock)
+    assert wrongs(guard, "127.0.5.1", MAX_TRIES + 1)[-1] == 429
+
+
+def test_all_networks_together_have_fresh_total_first_tries() -> None:
+    """An attacker who can send from many networks gains FRESH_TOTAL first tries, no more."""
+    from referee.scoreboard.pin import FRESH_TOTAL
+
+    clock = Clock()
+    guard = PinGuard(lambda: PIN, clock=clock, free_wrong=0)
+    got = [guard.check(f"10.{i // 250}.{i % 250}.1", WRONG)[0] for i in range(FRESH_TOTAL + 20)]
+    assert got == [401] * FRESH_TOTAL + [429] * 20

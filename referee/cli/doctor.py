@@ -611,12 +611,15 @@ class Doctor:
 
     def check_database(self) -> Iterable[Line]:
         from referee.cli.table import default_db
-        from referee.store.database import connect
+        from referee.store.database import BadDatabase, connect
 
         given = getattr(self.args, "db", None) or self._config().db
         path = Path(given) if given else default_db()
         try:
             conn = connect(path)
+        except BadDatabase as exc:  # damaged, foreign or newer: its own line says the fix
+            yield fix("database", str(exc))
+            return
         except Exception as exc:  # noqa: BLE001
             yield fix("database", f"{path} cannot be opened ({exc}): make {path.parent} a "
                                   "writable folder for this user, or give --db PATH")

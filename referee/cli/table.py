@@ -22,7 +22,18 @@ from referee.events import Facts, GameStart
 from referee.rules.declare import Option, RulesError
 from referee.rules.registry import games as registered_games
 from referee.rules.registry import rules_for
-from referee.store.database import Store, StoreError, events, games, marks
+from referee.scoreboard.pairing import Pairing
+from referee.store.database import (
+    FULL_MESSAGE,
+    MIN_FREE_BYTES,
+    StorageFull,
+    Store,
+    StoreError,
+    events,
+    free_bytes,
+    games,
+    marks,
+)
 from referee.voice.announce import Announcer, PrintAnnouncer
 
 FINISH_S = 5.0  # how long a stop waits for an open race to close and be ruled
@@ -174,6 +185,7 @@ class Table:
         self.engine: Engine | None = None
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.box: ButtonBox | None = None
+        self.pairing = Pairing()  # devices asking to judge; the keypad's YES lets them in
         self.voice_problem: str | None = None
         self._paused_for_voice = False
         self._watch_voice()
@@ -268,20 +280,29 @@ class Table:
         seats = tuple(s.name for s in self.config.seats)
         opts = game_options(self.config, game, options or {})
         rules_for(game)(seats, opts)  # validate before anything is written
-        if self.engine is not None:
-            self.engine.stop()
+        old = self.engine
         engine = None
         kw: dict[str, Any] = {"leds": self.box, "auto": self.auto, "clock": self.clock,
                               "count_in_ms": self.count_in_ms, "delivery_us": self.delivery_us}
         found = unfinished_game(self.store, game, seats) if resume and not practice else None
         if found is not None:
+            if old is not None:
+                old.stop()
+                old = None
             engine = resume_game(self.store, found, self.announcer, **kw)
             print(f"Resuming game {found} at round {engine.rules.round_count()}.", file=self.out)
         if engine is None:
+            # a new game on a disk without room is refused before the old game is stopped: the
+            # table plays on (a write that fails raises StorageFull, and the old engine runs)
+            if old is not None and free_bytes(self.store.path.parent) < MIN_FREE_BYTES:
+                raise StorageFull(f"database {str(self.store.path)!r}: {FULL_MESSAGE}")
             engine = open_game(self.store, GameStart(game, seats, opts), self.announcer,
                                practice=practice, **kw)
+            if old is not None:
+                old.stop()
         for listener in self.listeners:
             engine.subscribe(listener)
+        engine.pairing_yes = self.pairing.approve_single
         self.engine = engine
         engine.start()
         if self.voice_problem is not None:  # a new game on a silent speaker waits too

@@ -112,6 +112,9 @@ class Engine:
         # the game played after this one: the same again, or (after practice) the real game with
         # the options chosen for it: a practice game's own small deck never carries over
         self.next_start = next_start or GameStart(rules.NAME, rules.seats, dict(rules.options))
+        # the keypad's YES with nothing asked: a device waiting to pair is approved first (the
+        # table's pairing port; True when the YES was taken for pairing)
+        self.pairing_yes: Callable[[], bool] | None = None
         self._begin(rules, game_id, practice=practice, ready=ready)
 
     def _begin(self, rules: Rules, game_id: int, *, practice: bool, ready: bool) -> None:
@@ -681,6 +684,9 @@ class Engine:
             fact = self.rules.refutable(latest) if key == "no" and latest else None
             if fact is not None:
                 self.feed(Facts(latest, {fact.name: fact.no}))
+                return
+            if key == "yes" and self.pairing_yes is not None and self.pairing_yes():
+                self._publish("state", self.snapshot())  # the page shows who is in
                 return
             if key == "yes":
                 if self.rhythm.phase is Phase.OVER:

@@ -29,9 +29,10 @@ from referee.rules.declare import RulesError
 from referee.rules.registry import games, rules_for
 from referee.scoreboard import bodies
 from referee.scoreboard.history import player_stats, table_games
-from referee.scoreboard.live import Hub
+from referee.scoreboard.live import Hub, is_box
+from referee.scoreboard.pairing import Pairing
 from referee.scoreboard.pin import PinGuard
-from referee.store.database import StoreError, export_lines
+from referee.store.database import StoreError, export_lines, http_status
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -52,6 +53,7 @@ class Context:
     hub: Hub
     guard: PinGuard
     lock: threading.Lock
+    pairing: Pairing
 
 
 def ctx() -> Context:
@@ -65,6 +67,8 @@ def needs_pin(view: F) -> F:
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         c = ctx()
+        if c.pairing.paired(request.headers.get("X-Table-Token")):  # paired at the box
+            return view(*args, **kwargs)
         alerted = bool(c.guard.alert())
         status, wait = c.guard.check(request.remote_addr or "?", request.headers.get("X-Table-Pin"))
         if status and not alerted and c.guard.alert():  # someone started guessing: pages say so
@@ -120,7 +124,7 @@ def command(name: str, **args: Any) -> Any:
     except queue.Empty:
         raise ApiError(503, "the referee did not answer in time; try again") from None
     except StoreError as exc:  # a full disk: nothing was logged, so nothing was done
-        raise ApiError(507, _one_line(exc)) from None
+        raise ApiError(http_status(exc), _one_line(exc)) from None
 
 
 def table_after(name: str, **args: Any) -> Response:
@@ -161,7 +165,8 @@ def events() -> Response:
         return resp
     try:
         first = hub.message("state", hub.state())
-        resp = Response(hub.stream(client, first), mimetype="text/event-stream")
+        gone = request.environ.get("waitress.client_disconnected")
+        resp = Response(hub.stream(client, first, gone), mimetype="text/event-stream")
         # the slot is freed when the response is closed, however it ends: a HEAD never starts
         # the stream's body (so its `finally` would never run), a client may vanish first
         resp.call_on_close(partial(hub.leave, client))
@@ -246,6 +251,50 @@ _simple("next-round", lambda: table_after("next_round"))
 _simple("standings", lambda: jsonify(command("standings")))
 
 
+# -- pairing at the box ---------------------------------------------------------------------------
+
+
+def _show_codes() -> None:
+    """The table page shows the waiting codes at once (a state message to every stream)."""
+    hub = ctx().hub
+    try:
+        hub.broadcast(hub.message("state", hub.state(timeout=0.5)))
+    except queue.Empty:
+        pass
+
+
+@api.post("/pair")
+def pair_ask() -> tuple[Response, int]:
+    """A device asks to judge: its code (shown on it and on the table page) and its token."""
+    parse(bodies.Empty)
+    asked = ctx().pairing.ask(request.remote_addr or "?")
+    if asked is None:
+        resp = jsonify(error="too many devices are waiting to pair; try again in a minute")
+        resp.headers["Retry-After"] = "30"
+        return resp, 429
+    code, token = asked
+    _show_codes()
+    return jsonify(code=code, token=token), 201
+
+
+@api.get("/pair")
+def pair_status() -> Response:
+    """Has the judge let this device in? (its token in `X-Table-Token`)."""
+    return jsonify(state=ctx().pairing.status(request.headers.get("X-Table-Token")))
+
+
+@api.post("/pair/approve")
+def pair_approve() -> Response:
+    """The box's own screen lets the device showing `code` in (from the box's addresses only)."""
+    data = parse(bodies.PairApprove)
+    if not is_box(request.remote_addr or ""):
+        raise ApiError(403, "only the box itself approves a device: press YES on the keypad")
+    if not ctx().pairing.approve(data.code):
+        raise ApiError(404, f"no device is waiting with code {data.code!r}; ask again")
+    _show_codes()
+    return jsonify(state="paired", code=data.code)
+
+
 # -- setup and the virtual box ------------------------------------------------------------------
 
 
@@ -290,12 +339,18 @@ def new_game() -> Response:
     except (RulesError, ConfigError) as exc:
         raise ApiError(400, _one_line(exc)) from None
     with c.lock:
+        before = [{"name": s.name, "colour": s.colour, "slap": s.slap, "double": s.double}
+                  for s in current.seats]
         try:
             if given is not None:
                 c.table.reseat(given)
             c.table.start(game, options, practice=data.practice, resume=False)
         except (RulesError, ConfigError, ValueError) as exc:
             raise ApiError(400, _one_line(exc)) from None
+        except StoreError as exc:  # a full disk: the game in play goes on, with its own seats
+            if given is not None:
+                c.table.reseat(before)
+            raise ApiError(http_status(exc), _one_line(exc)) from None
     c.hub.attach()
     return state_response()
 

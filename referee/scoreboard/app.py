@@ -29,12 +29,15 @@ from referee.scoreboard.guard import ConnectionGuard, host_allowed, server_setti
 from referee.scoreboard.history import chart, player_stats, table_games
 from referee.scoreboard.live import Hub
 from referee.scoreboard.openapi import openapi_document
+from referee.scoreboard.pairing import Pairing
 from referee.scoreboard.pin import PinGuard
+from referee.store.database import StoreError, http_status
 
 log = logging.getLogger(__name__)
 
-STREAM_LIMIT = 64  # open event streams; each holds one server thread
-THREADS = STREAM_LIMIT + 8  # the rest answer pages and API calls
+STREAM_LIMIT = 64  # guests' open event streams; each holds one server thread
+KEPT_STREAMS = 8  # more streams for the box itself and paired devices, whatever guests hold
+THREADS = STREAM_LIMIT + KEPT_STREAMS + 8  # the rest answer pages and API calls
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
        "frame-ancestors 'none'")
@@ -55,7 +58,8 @@ def games_catalogue() -> list[dict[str, Any]]:
             for name, cls in games().items()]
 
 
-def make_decorate(table: TablePort, guard: PinGuard | None = None
+def make_decorate(table: TablePort, guard: PinGuard | None = None,
+                  pairing: Pairing | None = None
                   ) -> Callable[[dict[str, Any] | None], dict[str, Any]]:
     """The engine's snapshot plus what the pages need: colours, the box, the PIN's state."""
 
@@ -76,6 +80,7 @@ def make_decorate(table: TablePort, guard: PinGuard | None = None
         view["health"] = health() if health is not None else {"warnings": []}
         view.setdefault("storage_full", "")
         view["pin_alert"] = guard.alert() if guard is not None else ""
+        view["pairing"] = pairing.waiting() if pairing is not None else []
         view["box"] = {
             "double": [s for s in doubles_pins if "double" in snap.get("buttons", [])],
             "judge_keys": config.judge is not None,
@@ -94,8 +99,10 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
                       JSON_SORT_KEYS=False, SEND_FILE_MAX_AGE_DEFAULT=300)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     guard = PinGuard(lambda: str(table.pin), **({"clock": clock} if clock else {}))
-    hub = Hub(table, make_decorate(table, guard), max_streams=STREAM_LIMIT)
-    register(app, Context(table, hub, guard, threading.Lock()))
+    pairing = getattr(table, "pairing", None) or Pairing()  # the Table's: its keypad approves
+    hub = Hub(table, make_decorate(table, guard, pairing), max_streams=STREAM_LIMIT,
+              kept=pairing.paired_addresses, kept_streams=KEPT_STREAMS)
+    register(app, Context(table, hub, guard, threading.Lock(), pairing))
     hub.attach()
 
     @app.before_request
@@ -187,6 +194,13 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
         resp.headers["Retry-After"] = "1"
         return resp, 503
 
+    @app.errorhandler(StoreError)
+    def store_error(exc: StoreError) -> tuple[Response, int]:
+        """The table log could not be written (507: a full disk) or read (503: a damaged file):
+        one line naming the file and the fix, whatever handler met it."""
+        log.error("%s", exc)
+        return jsonify(error=str(exc).strip().splitlines()[0]), http_status(exc)
+
     @app.errorhandler(Exception)
     def crash(exc: Exception) -> tuple[Response, int]:
         log.exception("scoreboard error on %s %s", request.method, request.path)
@@ -223,7 +237,7 @@ class WebServer:
 
             wasyncore.close_all(self.map)
             raise
-        self.guard = ConnectionGuard()
+        self.guard = ConnectionGuard(kept=self.app.extensions["referee"].pairing.paired_addresses)
         self.guard.install(self.server)
         listen = getattr(self.server, "effective_listen", None)
         self.port: int = int(getattr(self.server, "effective_port", 0) or (listen or [(0, port)])[0][1])

@@ -120,6 +120,13 @@ class Empty(Struct, forbid_unknown_fields=True):
     """No body, or an empty object."""
 
 
+class PairApprove(Struct, forbid_unknown_fields=True, kw_only=True):
+    """The code a device waiting to pair shows (the box's own screen approves it)."""
+
+    code: Annotated[str, Meta(pattern="^[0-9]{4}$", examples=["4821"],
+                              description="the device's 4-digit code")]
+
+
 class SeatSetup(Struct, forbid_unknown_fields=True, kw_only=True):
     """One seat as the setup page sends it; a pin left out keeps the seat's default pin."""
 
@@ -152,13 +159,22 @@ class Press(Struct, forbid_unknown_fields=True, kw_only=True):
 
 def requests() -> tuple[type[Struct], ...]:
     """Every request body the API declares."""
-    return (facts_body(), Penalty, Empty, SeatSetup, NewGame, Press)
+    return (facts_body(), Penalty, Empty, SeatSetup, NewGame, Press, PairApprove)
 
 
 # What JSON Schema can say of a body but a Struct's fields cannot: Facts' `__post_init__` check.
 SCHEMA_EXTRAS: dict[str, dict[str, Any]] = {"Facts": {"minProperties": 2}}
 
 # -- answers -----------------------------------------------------------------------------------
+
+
+class Paired(Struct):
+    """A device's pairing: its code to show and its token (kept by the device, sent as
+    `X-Table-Token`), or where its request stands."""
+
+    state: Annotated[str, Meta(description="waiting | paired | unknown")] = "waiting"
+    code: str = ""
+    token: str = ""
 
 
 class Error(Struct):
@@ -256,6 +272,9 @@ class State(Struct, forbid_unknown_fields=True, kw_only=True):
         description="the one line said when the log could not grow; empty while it can")]
     pin_alert: Annotated[str, Meta(description="someone is guessing the PIN: what the pages say")]
     health: Health
+    pairing: Annotated[list[str], Meta(description=(
+        "the codes of the devices waiting to pair, oldest first: the keypad's YES lets the one "
+        "in while exactly one waits"))] = []
 
 
 class Reactions(Struct):
@@ -312,7 +331,7 @@ class Stats(Struct):
     players: list[PlayerStats]
 
 
-ANSWERS: tuple[type[Struct], ...] = (Error, State, StandingsLine, Setup, Games, Stats)
+ANSWERS: tuple[type[Struct], ...] = (Error, State, StandingsLine, Setup, Games, Stats, Paired)
 
 # -- decoding ----------------------------------------------------------------------------------
 

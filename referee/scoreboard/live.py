@@ -13,14 +13,16 @@ stream once a second) and subscribes to it.
 
 from __future__ import annotations
 
+import ipaddress
 import itertools
 import json
 import logging
 import queue
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -31,6 +33,47 @@ log = logging.getLogger(__name__)
 # the table itself (a kiosk browser on the Pi, its own tools) is not a guest: its streams are not
 # capped per address (the table-wide cap still holds)
 THIS_MACHINE = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+
+
+@cache
+def own_addresses() -> frozenset[str]:
+    """The Pi's own addresses on its networks (its screen may open the page by one of them): a
+    packet from outside with one of them as its source is dropped by the kernel (a martian)."""
+    found: set[str] = set()
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None):
+            found.add(str(info[4][0]).split("%")[0])
+    except (OSError, UnicodeError):
+        pass
+    try:  # the address the default route leaves by (no packet is sent: UDP connect)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))
+            found.add(str(probe.getsockname()[0]))
+    except OSError:
+        pass
+    loopback = {a for a in found if a.startswith("127.") or a == "::1"}
+    return frozenset(found - loopback)
+
+
+def is_box(address: str) -> bool:
+    """Is this peer the table itself: its own screen or tools (loopback 127.0.0.1 / ::1), or one
+    of the Pi's own addresses? Other 127.x.y.z addresses are guests (the tests' guests are)."""
+    if address in THIS_MACHINE:
+        return True
+    plain = address[7:] if address.startswith("::ffff:") else address
+    return plain in own_addresses()
+
+
+def network(address: str) -> str:
+    """The network a guest's address belongs to, as budgets count it: IPv4 /24, IPv6 /64."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    prefix = 24 if ip.version == 4 else 64
+    return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
 
 HEARTBEAT_S = 15.0
 QUEUE_SIZE = 256
@@ -46,17 +89,22 @@ class Client:
         self.queue: queue.Queue[bytes] = queue.Queue(QUEUE_SIZE)
         self.lagged = False
         self.address = address
+        self.guest = True
 
 
 class Hub:
     """Fans engine events out to the open streams of one table."""
 
     def __init__(self, table: TablePort, decorate: Callable[[dict[str, Any] | None], dict[str, Any]],
-                 *, max_streams: int = 64, per_address: int = 8) -> None:
+                 *, max_streams: int = 64, per_address: int = 8,
+                 kept: Callable[[], frozenset[str]] = frozenset, kept_streams: int = 0) -> None:
         self.table = table
         self.decorate = decorate
-        self.max_streams = max_streams
-        self.per_address = per_address  # so one guest cannot take every slot
+        self.max_streams = max_streams  # guests' streams
+        self.per_address = per_address  # so one guest cannot take every slot...
+        self.per_network = max(per_address, max_streams // 2)  # ...nor one network
+        self.kept = kept  # paired devices: like the box, they use the kept slots
+        self.kept_streams = kept_streams
         self.clients: tuple[Client, ...] = ()  # replaced, never mutated: read without the lock
         self.closed = False
         self._engine: EnginePort | None = None
@@ -125,12 +173,21 @@ class Hub:
         starts the body, a vanished client never finishes it): `leave` may be called twice.
         """
         with self._lock:
-            if self.closed or len(self.clients) >= self.max_streams:
+            if self.closed:
                 return None
-            if (address not in THIS_MACHINE
-                    and sum(1 for c in self.clients if c.address == address) >= self.per_address):
-                return None
+            if is_box(address) or address in self.kept():  # never capped by what guests hold
+                if len(self.clients) >= self.max_streams + self.kept_streams:
+                    return None
+            else:
+                guests = [c for c in self.clients if c.guest]
+                net = network(address)
+                if (len(guests) >= self.max_streams
+                        or sum(1 for c in guests if c.address == address) >= self.per_address
+                        or sum(1 for c in guests if network(c.address) == net)
+                        >= self.per_network):
+                    return None
             client = Client(address)
+            client.guest = not (is_box(address) or address in self.kept())
             self.clients = (*self.clients, client)
             return client
 
@@ -138,12 +195,17 @@ class Hub:
         with self._lock:
             self.clients = tuple(c for c in self.clients if c is not client)
 
-    def stream(self, client: Client, first: bytes) -> Iterator[bytes]:
-        """The body of one event stream (runs in a WSGI worker thread)."""
+    def stream(self, client: Client, first: bytes,
+               gone: Callable[[], bool] | None = None) -> Iterator[bytes]:
+        """The body of one event stream (runs in a WSGI worker thread). `gone` says the client
+        has closed its socket (waitress's `client_disconnected`): the slot is freed within a
+        second, not at the next heartbeat's failed write."""
         try:
             yield f"retry: {RETRY_MS}\n".encode() + first
             beat = time.monotonic() + HEARTBEAT_S
             while not self.closed:
+                if gone is not None and gone():
+                    return
                 try:
                     msg = client.queue.get(timeout=min(1.0, max(0.0, beat - time.monotonic())))
                 except queue.Empty:

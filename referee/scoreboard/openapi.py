@@ -83,6 +83,7 @@ RESPONSES: dict[str, Any] = {
                "headers": {"Retry-After": {"schema": {"type": "integer"}}}},
     "NoGame": _json(_ref("Error"), "no game is running"),
     "NotFound": _json(_ref("Error"), "not found"),
+    "NotTheBox": _json(_ref("Error"), "only the box itself may do this"),
     "TooLarge": _json(_ref("Error"), "the body is larger than 64 KB"),
     "Busy": _json(_ref("Error"), "the referee or the server is busy; try again"),
     "StorageFull": _json(_ref("Error"), "the disk is full: nothing was logged, so nothing "
@@ -132,6 +133,26 @@ def openapi_document() -> dict[str, Any]:
                               "security": [{"TablePin": []}],
                               "responses": {"204": {"description": "the PIN is right"},
                                             "401": _err("NoPin"), "429": _err("Locked")}}},
+        "/api/pair": {
+            "post": {"summary": "Ask to judge: a code to show, and a token to keep; the table "
+                               "page shows the same code until the judge's YES lets it in",
+                     "tags": ["judge"],
+                     "requestBody": {"required": False, "content": {
+                         "application/json": {"schema": _ref("Empty")}}},
+                     "responses": {"201": _json(_ref("Paired"), "waiting for the judge"),
+                                   "400": _err("BadRequest"), "429": _err("Locked")}},
+            "get": {"summary": "Has the judge let this device in? (header X-Table-Token)",
+                    "tags": ["judge"],
+                    "parameters": [{"name": "X-Table-Token", "in": "header", "required": False,
+                                    "schema": {"type": "string"}}],
+                    "responses": {"200": _json(_ref("Paired"), "waiting, paired or unknown")}}},
+        "/api/pair/approve": {"post": {
+            "summary": "The box's own screen lets the device showing this code in (from the "
+                       "box's own addresses only)", "tags": ["judge"],
+            "requestBody": {"required": True,
+                            "content": {"application/json": {"schema": _ref("PairApprove")}}},
+            "responses": {"200": _json(_ref("Paired"), "paired"), "400": _err("BadRequest"),
+                          "403": _err("NotTheBox"), "404": _err("NotFound")}}},
         "/api/facts": _action("Give or correct a round's facts", body="Facts"),
         "/api/penalty": _action("A judge's penalty with a reason", body="Penalty"),
         "/api/undo": _action("Revert the latest judge action"),
@@ -166,6 +187,8 @@ def openapi_document() -> dict[str, Any]:
             "schemas": schemas(),
             "responses": RESPONSES,
             "securitySchemes": {"TablePin": {"type": "apiKey", "in": "header",
-                                             "name": "X-Table-Pin"}},
+                                             "name": "X-Table-Pin"},
+                                "PairedDevice": {"type": "apiKey", "in": "header",
+                                                 "name": "X-Table-Token"}},
         },
     }

@@ -141,8 +141,28 @@ const TR = (() => {
     if (alert) {
       const health = (state.health && state.health.warnings) || [];
       const lines = [state.storage_full, state.pin_alert, ...health].filter((x) => x);
-      alert.replaceChildren(...lines.map((x) => el("p", {}, x)));
-      alert.hidden = !lines.length;
+      const nodes = lines.map((x) => el("p", {}, x));
+      /* devices asking to judge: their codes, for the judge to compare with the device's own */
+      const codes = state.pairing || [];
+      if (codes.length) {
+        const ask = codes.length === 1
+          ? `A device asks to judge: code ${codes[0]}. If that is the code on the judge's device, press YES on the keypad.`
+          : `${codes.length} devices ask to judge (codes ${codes.join(", ")}): YES lets nobody in while more than one waits; approve the right code on the box's own screen, or ask again.`;
+        const p = el("p", {class: "pairing"}, ask);
+        for (const code of codes) {
+          const b = el("button", {type: "button", class: "btn", "data-code": code}, `Approve ${code}`);
+          b.addEventListener("click", async () => {
+            const resp = await fetch("/api/pair/approve", {method: "POST",
+              headers: {"Content-Type": "application/json"}, body: JSON.stringify({code})});
+            const data = await resp.json().catch(() => ({}));
+            toast(resp.ok ? `Device ${code} may judge now.` : (data.error || `HTTP ${resp.status}`), !resp.ok);
+          });
+          p.append(" ", b);
+        }
+        nodes.push(p);
+      }
+      alert.replaceChildren(...nodes);
+      alert.hidden = !nodes.length;
     }
   }
 
@@ -233,6 +253,30 @@ const TR = (() => {
   function forgetPin() {
     try { sessionStorage.removeItem(PIN_KEY); } catch (e) { /* private mode */ }
   }
+  /* a device paired at the box keeps its token for the evening (localStorage) */
+  const TOKEN_KEY = "referee-device-token";
+  function storedToken() {
+    try { return localStorage.getItem(TOKEN_KEY) || ""; } catch (e) { return ""; }
+  }
+  function keepToken(token) {
+    try {
+      if (token) localStorage.setItem(TOKEN_KEY, token); else localStorage.removeItem(TOKEN_KEY);
+    } catch (e) { /* private mode */ }
+  }
+  /** Ask to judge from this device: show the code, wait for the judge's YES at the box. */
+  async function pairAtBox(show) {
+    const resp = await fetch("/api/pair", {method: "POST", headers: {"Content-Type": "application/json"}, body: "{}"});
+    const data = await resp.json().catch(() => ({}));
+    if (resp.status !== 201) throw new Error(data.error || `HTTP ${resp.status}`);
+    show(`Your code: ${data.code}. The table page shows it too: press YES on the judge keypad to let this device in.`);
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 1500));
+      const answer = await fetch("/api/pair", {headers: {"X-Table-Token": data.token}})
+        .then((r) => r.json()).catch(() => ({state: "waiting"}));
+      if (answer.state === "paired") { keepToken(data.token); return data.token; }
+      if (answer.state === "unknown") throw new Error("The pairing ran out; ask again.");
+    }
+  }
   let asking = null;
   function askPin(message) {
     if (asking) return asking;
@@ -266,6 +310,15 @@ const TR = (() => {
         }
       };
       const stop = () => done(null, new Error("cancelled"));
+      const pairing = document.getElementById("pin-pair");
+      const pair = () => {
+        pairing.disabled = true;
+        pairAtBox((text) => { error.textContent = text; })
+          .then(() => done("paired"))
+          .catch((err) => { error.textContent = err.message; })
+          .finally(() => { pairing.disabled = false; pairing.removeEventListener("click", pair); });
+      };
+      if (pairing) pairing.addEventListener("click", pair, {once: true});
       form.addEventListener("submit", submit);
       cancel.addEventListener("click", stop);
       dialog.showModal();
@@ -274,22 +327,22 @@ const TR = (() => {
     return asking;
   }
   async function pin() {
-    return storedPin() || askPin();
+    return storedPin() || (storedToken() ? "paired" : askPin());
   }
 
   /** POST an action with the PIN; resolves to the JSON answer (or null), rejects with a message. */
   async function post(path, body) {
     let key = await pin();
     for (let attempt = 0; attempt < 2; attempt++) {
-      const resp = await fetch(path, {
-        method: "POST",
-        headers: {"Content-Type": "application/json", "X-Table-Pin": key},
-        body: JSON.stringify(body || {}),
-      });
+      const headers = {"Content-Type": "application/json"};
+      if (key && key !== "paired") headers["X-Table-Pin"] = key;
+      if (storedToken()) headers["X-Table-Token"] = storedToken();
+      const resp = await fetch(path, {method: "POST", headers, body: JSON.stringify(body || {})});
       if (resp.status === 204) return null;
       const data = await resp.json().catch(() => ({error: `HTTP ${resp.status}`}));
       if (resp.status === 401 && attempt === 0) {
         forgetPin();
+        if (key === "paired") keepToken("");  // the referee restarted: pair again, or the PIN
         key = await askPin(data.error);
         continue;
       }

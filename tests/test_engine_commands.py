@@ -674,5 +674,6 @@ def test_commands_are_typed_and_a_name_with_a_field_it_does_not_take_is_refused(
     assert engine._command(SayStandings())["type"] == "standings"
     with pytest.raises(ValueError, match="^command 'pause' takes no seat$"):
         s.command("pause", seat="Blue")
-    assert sorted(COMMANDS) == ["end", "feed", "next_game", "next_round", "pause", "resume",
-                                "snapshot", "standings", "start", "step", "stop", "wake"]
+    assert sorted(COMMANDS) == ["end", "feed", "next_game", "next_round", "pause", "press_note",
+                                "resume", "snapshot", "standings", "start", "step", "stop",
+                                "wake"]

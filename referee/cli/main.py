@@ -150,7 +150,9 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
         except RulesError as exc:
             raise UsageError(str(exc)) from None
         out = table.out
-        print(f"Table Referee {__version__}: {cls.TITLE} for "
+        engine = table.engine
+        title = engine.rules.title() if engine is not None else cls.TITLE  # the variant played
+        print(f"Table Referee {__version__}: {title} for "
               f"{', '.join(s.name for s in config.seats)}", file=out)
         print(f"Table PIN: {table.pin}", file=out)
         if server is not None:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from referee.clock import now_us
-from referee.engine import commands
+from referee.engine import commands, presenter
 from referee.engine.commands import Request
 from referee.engine.ports import Leds, TableLog
 from referee.engine.rhythm import POLL_US, Decision, Pace, Phase, Rhythm, View
@@ -44,9 +44,6 @@ from referee.voice.announce import Announcer
 from referee.voice.phrases import (
     Phrasebook,
     correction_changes,
-    question_text,
-    ruling_phrase,
-    ruling_shown,
     standings_text,
 )
 from referee.voice.phrases import text as phrase_text
@@ -610,32 +607,11 @@ class Engine:
                                  "correction": correction})
 
     def ruling_words(self, r: Ruling) -> tuple[str, dict[str, Any]]:
-        """The phrase that says ruling `r` (and the pages show): seats that never pressed said so."""
-        never: tuple[str, ...] = ()
-        button, pressed = self.rules.NEVER.get(r.reason, ("slap", self.rules.PRESSED))
-        raced = dict(r.words).get("button")  # a photo finish names its race's button
-        if raced is not None and raced != button:
-            button, pressed = raced, next(
-                (p for b, p in self.rules.NEVER.values() if b == raced), self.rules.PRESSED)
-        if r.seat is None or r.reason in self.rules.NEVER:
-            pressers = self.rules.pressers(r.round, button)
-            never = tuple(s for s in self.rules.racing(r.round) if s not in pressers)
-        return ruling_phrase(r, self.book, never=never, pressed=pressed)
+        """The phrase that says ruling `r` (and the pages show it in the same words)."""
+        return presenter.ruling_words(self.rules, self.book, r)
 
     def shown(self, outputs: Sequence[Ruling | Awaiting]) -> list[dict[str, str]]:
-        """What the pages show for each ruling line, in the words the referee says it: the
-        sentence (`said`) and the part beside the seat (`what`); for a question, `question`.
-        Beside the ruling lines, which keep the table log's shape."""
-        facts = {f.name: f for f in self.rules.facts()}
-        shown: list[dict[str, str]] = []
-        for o in outputs:
-            if isinstance(o, Ruling):
-                shown.append(ruling_shown(*self.ruling_words(o), book=self.book))
-            else:
-                shown.append({"question": question_text(
-                    o.need, [facts[n].question if n in facts else f"{n}?" for n in o.need],
-                    book=self.book)})
-        return shown
+        return presenter.shown(self.rules, self.book, outputs)
 
     @staticmethod
     def _question(asked: tuple[Fact, ...]) -> tuple[str, dict[str, Any]]:
@@ -818,53 +794,15 @@ class Engine:
         return status.round
 
     def snapshot(self) -> dict[str, Any]:
-        rules = self.rules
-        status = rules.status()
-        st = rules.standings()
-        final = self.final if self.ended else None  # ended early: the leaders as they stood
-        latest = self._shown_round()
-        outputs = rules.round_outputs(latest) if latest else []
-        return {
-            "game": rules.NAME,
-            "title": rules.TITLE,
-            "game_id": self.game_id,
-            "practice": self.practice,
-            "phase": self.phase(),
-            "round": latest,
-            "rounds": rules.planned_rounds(),
-            "unit": rules.UNIT,
-            "seats": final["seats"] if final else [r.to_json() for r in st.seats],
-            "seat_order": list(rules.seats),
-            "ready": [s for s in rules.seats if s in self.rhythm.ready],
-            "rulings": [o.to_json() for o in outputs if isinstance(o, Ruling)],
-            "rulings_said": self.shown([o for o in outputs if isinstance(o, Ruling)]),
-            "reactions_us": rules.reactions(latest) if latest else {},
-            "early_us": rules.early(latest) if latest else {},  # slaps before the go-word
-            "late_us": rules.late(latest) if latest else {},  # after the ruling: change nothing
-            "racing": list(rules.racing(latest)) if latest else list(rules.seats),
-            "turn": self._turn(),
-            "awaiting": status.awaiting.to_json() if status.awaiting else None,
-            "question": self.shown([status.awaiting])[0]["question"] if status.awaiting else None,
-            "final": bool(final["final"]) if final else st.final,
-            "winners": list(final["winners"]) if final else list(st.winners),
-            "options": dict(rules.options),
-            "said": self.last_said,
-            "cue_word": self.cue_word,
-            "call": self.calling,
-            "stuck": sorted(f"{s} {b}" for s, b in self.stuck),
-            "storage_full": self.storage_full,
-            "words": rules.words({r.seat: r.score for r in st.seats}),
-            "facts": [f.name for f in rules.panel_facts()],  # what the judge panel offers
-            "fact_info": {f.name: f.to_json() for f in rules.facts()},
-            "quiet": rules.schedule().silent,
-            "buttons": list(rules.race_buttons),
-            "earlier": [  # the rounds before, so a page opened mid-game shows them too
-                {"round": n,
-                 "rulings": [o.to_json() for o in rules.round_outputs(n) if isinstance(o, Ruling)],
-                 "rulings_said": self.shown([o for o in rules.round_outputs(n)
-                                             if isinstance(o, Ruling)])}
-                for n in range(max(1, latest - 5), latest)],
-        }
+        """What the pages and the terminal show now (`presenter.present`)."""
+        return presenter.present(self.rules, self.book, presenter.Moment(
+            game_id=self.game_id, practice=self.practice, phase=self.phase(),
+            round=self._shown_round(), turn=self._turn(),
+            ready=tuple(s for s in self.rules.seats if s in self.rhythm.ready),
+            final=self.final if self.ended else None,  # ended early: the leaders as they stood
+            said=self.last_said, cue_word=self.cue_word, call=self.calling,
+            stuck=tuple(sorted(f"{s} {b}" for s, b in self.stuck)),
+            storage_full=self.storage_full))
 
     def _publish(self, kind: str, data: dict[str, Any]) -> None:
         if kind == "state":

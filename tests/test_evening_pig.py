@@ -151,3 +151,58 @@ def test_presses_after_too_close_to_call_are_shown_late_never_swallowed(
         assert sim.engine.rules.round_count() == 1  # no new claim
     finally:
         sim.close()
+
+
+def test_a_pause_after_a_claim_is_ruled_pauses_at_once_not_when_its_window_ends(
+        tmp_path: Path, mock_factory: MockFactory) -> None:
+    """The judge pauses once the claim is ruled: "Paused." at once, and the rest of the claim's
+    window does not run on as play (before: the table paused only when the 15 s window ended)."""
+    import io
+
+    sim = SimTable(tmp_path / "pig.db", mock_factory, SEATS, None, out=io.StringIO())
+    try:
+        sim.start("pig", {"lives": "3", "window_ms": "15000", "pause_ms": "300"})
+        sim.until(lambda s: s["phase"] == "ready")
+        for seat in SEATS:
+            sim.press(seat)
+        sim.wait(3000)
+        claim = sim.clock.t + 1_000_000
+        for i, seat in enumerate(SEATS):
+            sim.press(seat, claim + 200_000 * i)  # Green last: ruled at once
+        sim.wait(500)
+        assert sim.engine.rules.status().race_open  # the claim's window runs on
+        sim.engine.command("pause")
+        sim.wait(200)
+        assert sim.engine.command("snapshot")["phase"] == "paused"
+        said = [k for k, _, _ in sim.voice.said]  # type: ignore[union-attr]
+        assert said[-1] == "paused"
+        sim.press("Blue")  # a press while paused resumes: it is not a claim
+        sim.wait(20_000)
+        assert sim.engine.rules.round_count() == 1
+    finally:
+        sim.close()
+
+
+def test_a_pause_during_an_open_claim_waits_for_its_ruling(
+        tmp_path: Path, mock_factory: MockFactory) -> None:
+    """Paused while a claim is undecided: the presses still answer it, and the table pauses once
+    it is ruled."""
+    import io
+
+    sim = SimTable(tmp_path / "pig.db", mock_factory, SEATS, None, out=io.StringIO())
+    try:
+        sim.start("pig", {"lives": "3", "window_ms": "15000", "pause_ms": "300"})
+        sim.until(lambda s: s["phase"] == "ready")
+        for seat in SEATS:
+            sim.press(seat)
+        sim.wait(3000)
+        claim = sim.clock.t + 1_000_000
+        sim.press("Blue", claim)
+        sim.engine.command("pause")
+        sim.press("Red", claim + 300_000)  # still the claim's: Green is last
+        sim.wait(2000)
+        out = [o.to_json() for o in sim.engine.rules.round_outputs(1)]
+        assert [(o["seat"], o["delta"]) for o in out] == [("Green", 1)]
+        assert sim.engine.command("snapshot")["phase"] == "paused"
+    finally:
+        sim.close()

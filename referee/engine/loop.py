@@ -347,7 +347,7 @@ class Engine:
 
     def _pause(self) -> bool:
         status = self.rules.status()
-        in_hand = status.race_open or self._current_awaits()
+        in_hand = self._deciding(status.race_open) or self._current_awaits()
         if not self.rhythm.pause(self.now(), in_hand=in_hand):
             return False
         if self.rhythm.phase is Phase.PAUSED:
@@ -381,6 +381,11 @@ class Engine:
         self.rules.apply(event)
         if isinstance(event, Facts | Penalty | Undo):
             self._publish("judge", {"event": event.__class__.__name__.lower()})
+
+    def _deciding(self, race_open: bool) -> bool:
+        """A race is open and not yet ruled: a pause waits for it (a claim's window that runs
+        on after its ruling does not hold the table)."""
+        return race_open and self.rules.round_count() not in self.announced
 
     def cut_round(self) -> int | None:
         """The round a stop cuts in half: its race is open and it was never ruled (a ruled round
@@ -447,7 +452,7 @@ class Engine:
         view = View(rounds=self.rules.round_count(), race_open=status.race_open,
                     current_awaits=current_awaits, over=over, can_call=call is not None,
                     quiet_at=None if quiet is None else quiet + self.offset_us,
-                    earliest_call=earliest)
+                    earliest_call=earliest, deciding=self._deciding(status.race_open))
         before = self.rhythm.phase
         decision = self.rhythm.tick(now, view)
         if decision is Decision.OVER and self.practice:

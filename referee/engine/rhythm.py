@@ -67,6 +67,8 @@ class View:
     can_call: bool  # the game has a next round to call (False: claims open rounds)
     quiet_at: int | None  # when the voice is free (None: not known yet, ask again soon)
     earliest_call: int = 0  # a game's own pace (a turn every turn_ms), as a time
+    deciding: bool | None = None  # an open race not yet ruled (None: as `race_open`); a
+    # window that outlasts its ruling (a claim's) holds no pause
 
 
 POLL_US = 20_000  # how soon to ask again when the end of speech is not known yet
@@ -191,7 +193,7 @@ class Rhythm:
             return None
         if self.phase is Phase.PAUSED:
             return None
-        in_hand = v.race_open or v.current_awaits
+        in_hand = (v.race_open if v.deciding is None else v.deciding) or v.current_awaits
         if self.phase in (Phase.CALLING, Phase.RACING) and v.race_open:
             return None
         if self.phase is Phase.PAUSING:

@@ -69,7 +69,8 @@ def one_run(tmp: Path, n: int, env: dict[str, str], web: bool, timeout: float) -
                 except OSError:
                     pass
                 time.sleep(0.005)
-        pin = reader.first("Table PIN", 0 if answered else timeout)
+        # the scoreboard may answer before the PIN line has come through the pipe: wait for it
+        pin = reader.first("Table PIN", 5.0 if answered else timeout)
     finally:
         stop(proc)
     out = reader.text()

@@ -22,6 +22,7 @@ from gpiozero.pins.mock import MockFactory as GpiozeroMockFactory
 
 from referee.cli import doctor
 from tests.pinfactories import RPiGPIOFactory
+from tests.unprivileged import as_nobody
 
 REPO = Path(__file__).resolve().parent.parent
 PI5 = "Raspberry Pi 5 Model B Rev 1.0"
@@ -241,10 +242,6 @@ with open(log, "a") as f:
     f.write(f"fifo in {os.getcwd()}\\n")
 raise ImportError("stand-in lgpio: no GPIO chip on this machine")
 '''
-
-
-def as_nobody() -> list[str]:
-    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
 
 
 def test_lgpio_is_imported_from_a_writable_directory_whatever_the_cwd() -> None:

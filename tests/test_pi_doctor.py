@@ -5,6 +5,7 @@ at import as the real one does, and the test doubles of gpiozero's factories."""
 from __future__ import annotations
 
 import argparse
+import grp
 import io
 import os
 import re
@@ -198,6 +199,106 @@ def test_under_voltage_and_throttling(answer: str, says: str, tmp_path: Path,
     tool.chmod(0o755)
     monkeypatch.setattr(doctor, "VCGENCMD", str(tool))
     assert says in run(tmp_path)
+
+
+# The doctor as the service user: not in the video group, so vcgencmd cannot open /dev/vcio
+# (root:video 0660 on Raspberry Pi OS) and prints its complaint instead of throttled=0x...
+NO_VIDEO = """
+import argparse, io, sys
+from pathlib import Path
+from referee.cli import doctor
+doctor.VCGENCMD, doctor.VCIO = sys.argv[1], Path(sys.argv[2])
+d = doctor.Doctor(argparse.Namespace(config=None, mock=True, db=None), io.StringIO())
+d.model = "Raspberry Pi 4 Model B Rev 1.4"
+for line in d.check_power():
+    print(line)
+"""
+
+
+def test_throttling_unreadable_without_the_video_group_says_so(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to make a root:video device stand-in")
+    top = Path(tempfile.mkdtemp(prefix="referee-vcio-"))  # nobody must reach it
+    try:
+        top.chmod(0o755)
+        tool, vcio = top / "vcgencmd", top / "vcio"
+        tool.write_text('#!/bin/sh\n[ -r "$VCIO" ] && [ -w "$VCIO" ] && echo throttled=0x0 && '
+                        'exit 0\necho "Can\'t open device file: $VCIO" >&2\nexit 255\n')
+        tool.chmod(0o755)
+        vcio.touch()
+        os.chown(vcio, 0, grp.getgrnam("video").gr_gid)
+        vcio.chmod(0o660)
+        env = {**os.environ, "PYTHONPATH": str(REPO), "VCIO": str(vcio)}
+        done = subprocess.run([*as_nobody(), sys.executable, "-c", NO_VIDEO, str(tool), str(vcio)],
+                              cwd="/", env=env, capture_output=True, text=True, timeout=60)
+        assert done.stdout.strip() == (
+            f"ok  power: not checked: this user may not open {vcio} (the video group's), so "
+            "vcgencmd cannot ask the firmware: run sudo referee doctor, or add the user to the "
+            "video group (sudo usermod -aG video USER, then log in again)"), done.stderr
+        # in the video group, the same tool answers
+        video = ["setpriv", "--reuid=65534", "--regid=65534",
+                 f"--groups={grp.getgrnam('video').gr_gid}"] + as_nobody()[4:]
+        done = subprocess.run([*video, sys.executable, "-c", NO_VIDEO, str(tool), str(vcio)],
+                              cwd="/", env=env, capture_output=True, text=True, timeout=60)
+        assert done.stdout.strip() == "ok  power: no under-voltage or throttling since boot", \
+            done.stderr
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+# -- who holds a pin -----------------------------------------------------------------------------
+
+
+def test_a_line_labelled_lg_is_another_referee(monkeypatch: pytest.MonkeyPatch) -> None:
+    """lg names every line it claims "lg" (lgGpiochipOpen sets the chip's userLabel to "lg";
+    xClaim copies it into the request's consumer_label), whatever the program: a busy pin
+    labelled so is most likely the referee service."""
+    from referee.capture import lineinfo
+
+    monkeypatch.setattr(doctor, "fitted_hat", lambda: None)
+    d = doctor.Doctor(argparse.Namespace(config=None, mock=True, db=None), io.StringIO())
+    for label, referee in (("lg", True), ("lgpio", True), ("mute", False)):
+        monkeypatch.setattr(lineinfo, "line_info", lambda bcm, chip=None, label=label:
+                            lineinfo.LineInfo("GPIO17", label, True, False))
+        said = d._pin_owner(17)
+        assert said.startswith(f"the kernel says {label!r} holds it"), said
+        assert ("another referee? sudo systemctl stop table-referee" in said) is referee
+
+
+# -- the database: checked, never created --------------------------------------------------------
+
+
+def test_the_doctor_creates_no_database_and_no_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mock_factory: GpiozeroMockFactory) -> None:
+    fake_pi(tmp_path, monkeypatch, PI4)
+    quiet_speech(monkeypatch, [], [])
+    db = tmp_path / "state" / "table-referee" / "referee.db"
+    out = io.StringIO()
+    doctor.run_doctor(argparse.Namespace(config=None, mock=True, db=str(db)), out=out)
+    assert (f"ok  database: {db} not created yet: the referee creates it at its first start "
+            "(this user may)") in out.getvalue().splitlines()
+    assert not (tmp_path / "state").exists()
+
+
+def test_the_doctor_as_root_leaves_no_file_beside_the_service_users_database(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mock_factory: GpiozeroMockFactory) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root")
+    from referee.store.database import connect
+
+    fake_pi(tmp_path, monkeypatch, PI4)
+    quiet_speech(monkeypatch, [], [])
+    state = tmp_path / "state"
+    state.mkdir()
+    db = state / "referee.db"
+    connect(db).close()
+    for p in (state, db):
+        os.chown(p, 65534, 65534)
+    out = io.StringIO()
+    doctor.run_doctor(argparse.Namespace(config=None, mock=True, db=str(db)), out=out)
+    assert (f"ok  database: {db} (nobody's, 0 games; read only, so that root leaves no file "
+            "beside it: run the doctor as nobody to check writing)") in out.getvalue()
+    assert [p.name for p in state.iterdir()] == ["referee.db"]
 
 
 # -- edge timing and lgpio ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@ the device tree: a configured pin it uses is refused), every configured pin (wit
 button reading "pressed" at rest is stuck or wired wrong; a busy pin is named with its real
 owner), audio output (the announcer's own description, underruns, and an HDMI default when a
 better card is there), espeak-ng, pyttsx3 (started in a child process with a timeout), the
-database (opened or created, WAL mode, writable) and the scoreboard address. Every check is
+database (opened, never created: WAL mode, writable) and the scoreboard address. Every check is
 wrapped: one that fails unexpectedly is one FIX line naming the exception. Exit status 0 when
 every line is ok, 1 otherwise.
 """
@@ -24,6 +24,7 @@ import importlib.util
 import io
 import os
 import platform
+import pwd
 import shutil
 import socket
 import sqlite3
@@ -43,6 +44,10 @@ from referee.config import ConfigError, TableConfig, default_config, load_config
 MODEL_FILE = Path("/proc/device-tree/model")
 HAT_DIR = Path("/proc/device-tree/hat")  # the HAT's EEPROM, as the firmware read it at boot
 VCGENCMD = "vcgencmd"
+VCIO = Path("/dev/vcio")  # the firmware's mailbox vcgencmd asks through: root:video 0660
+# the labels a referee's lines carry in the kernel: lg (lgpio's library) names every line it
+# claims "lg" (lgGpiochipOpen: userLabel "lg"); older or other factories
+REFEREE_CONSUMERS = ("lg", "lgpio", "referee", "gpiozero")
 GPIOCHIP_GLOB = "/dev/gpiochip*"
 ASOUND_CARDS = Path("/proc/asound/cards")
 PYTTSX3_TIMEOUT_S = 15.0
@@ -126,16 +131,21 @@ THROTTLE_BITS = {
 }
 
 
-def throttled() -> tuple[int, list[str]] | None:
-    """`vcgencmd get_throttled` as (bits, what they mean); None where vcgencmd is missing."""
+def throttled() -> tuple[int, list[str]] | str | None:
+    """`vcgencmd get_throttled` as (bits, what they mean); None where vcgencmd is missing; what
+    it said where it ran and gave no answer (it cannot open /dev/vcio without the video group)."""
     exe = shutil.which(VCGENCMD)
     if exe is None:
         return None
     try:
         done = subprocess.run([exe, "get_throttled"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    try:
         bits = int(done.stdout.strip().partition("=")[2], 16)
-    except (OSError, ValueError, subprocess.TimeoutExpired):
-        return None
+    except ValueError:
+        said = (done.stdout + done.stderr).strip().splitlines()
+        return said[0] if said else f"exit status {done.returncode}"
     return bits, [text for bit, text in THROTTLE_BITS.items() if bits >> bit & 1]
 
 
@@ -378,6 +388,15 @@ class Doctor:
         if found is None:
             yield ok("power", "not checked (no vcgencmd: sudo apt install libraspberrypi-bin)")
             return
+        if isinstance(found, str):
+            if VCIO.exists() and not os.access(VCIO, os.R_OK | os.W_OK):
+                yield ok("power", f"not checked: this user may not open {VCIO} (the video "
+                                  "group's), so vcgencmd cannot ask the firmware: run sudo "
+                                  "referee doctor, or add the user to the video group (sudo "
+                                  "usermod -aG video USER, then log in again)")
+            else:
+                yield ok("power", f"not checked: vcgencmd get_throttled said {found!r}")
+            return
         bits, what = found
         if bits & 0x50005:  # under-voltage or throttling, now or since boot
             yield fix("power", f"{', '.join(what)} (get_throttled=0x{bits:x}): use the official "
@@ -425,7 +444,7 @@ class Doctor:
         info = line_info(bcm)
         if info is not None and info.consumer:
             parts.append(f"the kernel says {info.consumer!r} holds it")
-            if info.consumer in ("lgpio", "referee", "gpiozero"):
+            if info.consumer in REFEREE_CONSUMERS:
                 parts.append("another referee? sudo systemctl stop table-referee")
         return "; ".join(parts)
 
@@ -610,14 +629,29 @@ class Doctor:
     # -- storage and network -----------------------------------------------------------------
 
     def check_database(self) -> Iterable[Line]:
+        """Checked, never created: the doctor makes no database, no folder, no file beside one
+        (as root, before the service's first start, it would be root's)."""
         from referee.cli.table import default_db
-        from referee.store.database import connect
 
         given = getattr(self.args, "db", None) or self._config().db
         path = Path(given) if given else default_db()
+        if not path.exists():
+            blocked = _not_creatable(path)
+            if blocked:
+                yield fix("database", f"{path} cannot be opened ({blocked}): make {path.parent} "
+                                      "a writable folder for this user, or give --db PATH")
+            else:
+                yield ok("database", f"{path} not created yet: the referee creates it at its "
+                                     "first start (this user may)")
+            return
         try:
-            conn = connect(path)
-        except Exception as exc:  # noqa: BLE001
+            owner = path.stat().st_uid
+            if os.geteuid() == 0 and owner != 0:  # read it as it is: leave nothing of root's
+                yield from self._database_read_only(path, owner)
+                return
+            conn = sqlite3.connect(path.resolve().as_uri() + "?mode=rw", uri=True,
+                                   isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
             yield fix("database", f"{path} cannot be opened ({exc}): make {path.parent} a "
                                   "writable folder for this user, or give --db PATH")
             return
@@ -642,6 +676,24 @@ class Doctor:
                                   "system?): keep the database on the Pi's own storage")
             return
         yield ok("database", f"{path} (WAL, writable, {count} game{'s' * (count != 1)})")
+
+    def _database_read_only(self, path: Path, owner: int) -> Iterable[Line]:
+        try:
+            name = pwd.getpwuid(owner).pw_name
+        except KeyError:
+            name = f"uid {owner}"
+        try:
+            conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
+            try:
+                count = conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            yield fix("database", f"{path} cannot be read ({exc}): is it the referee's?")
+            return
+        yield ok("database", f"{path} ({name}'s, {count} game{'s' * (count != 1)}; read only, "
+                             f"so that root leaves no file beside it: run the doctor as {name} "
+                             "to check writing)")
 
     def check_scoreboard(self) -> Iterable[Line]:
         config = self._config()
@@ -696,6 +748,18 @@ def lgpio_cause(warning: str) -> str:
         return ("python3-lgpio is not installed, or the venv cannot see it: sudo apt install "
                 "python3-lgpio; the venv needs --system-site-packages")
     return warning.strip()
+
+
+def _not_creatable(path: Path) -> str:
+    """Why this user could not create `path` (and its missing folders); "" if it could."""
+    here = path.parent
+    while not here.exists():
+        here = here.parent
+    if not here.is_dir():
+        return f"{here} is a file, not a folder"
+    if not os.access(here, os.W_OK | os.X_OK):
+        return f"{here} is not writable by this user"
+    return ""
 
 
 def _in_group(name: str) -> bool | None:

@@ -479,8 +479,12 @@ class Doctor:
     # -- sound -------------------------------------------------------------------------------
 
     def check_audio(self) -> Iterable[Line]:
-        described, trouble = self._describe_announcer()
         devices = sound_devices()
+        unusable = self._raw_hdmi(devices)
+        if unusable:
+            yield fix("audio output", unusable)
+            return
+        described, trouble = self._describe_announcer()
         if described is None:
             yield fix("audio output", f"the voice does not start ({trouble}): phrases will be "
                                       "printed; see the espeak-ng and pyttsx3 lines below")
@@ -517,6 +521,23 @@ class Doctor:
             return
         counted = "underruns" in self.audio_health
         yield ok("audio output", f"{described}; no underruns" if counted else described)
+
+    def _raw_hdmi(self, devices: list[str]) -> str | None:
+        """FIX text when [speech] device names a raw HDMI device nothing routes through ALSA's
+        plugins (it takes only IEC958 frames: PortAudio cannot open it)."""
+        wanted = self._config().speech.get("device")
+        if wanted is None or not devices:
+            return None
+        from referee.voice.device import OutputDevice, alsa_default_card, choose_device, route
+
+        listed = [OutputDevice(i, name, 48000.0) for i, name in enumerate(devices)]
+        device = choose_device(listed, wanted)
+        if device is None:
+            return None
+        routed, why = route(device, listed, alsa_default_card())
+        if routed is not None:
+            return None
+        return f'{why}; or name another card in [speech] device (device = "{wanted}" now)'
 
     def _speaker_advice(self) -> str:
         if has_jack(self.model) or self.model is None:

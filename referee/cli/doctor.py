@@ -189,17 +189,9 @@ def parse_cards(lines: list[str]) -> list[tuple[int, str, str]]:
 def alsa_default_card(cards: list[tuple[int, str, str]]) -> tuple[int, str, str] | None:
     """The card ALSA plays on by default: `defaults.pcm.card` from /etc/asound.conf (or this
     user's ~/.asoundrc), else card 0."""
-    import re
+    from referee.voice.device import asound_default_name
 
-    wanted: str | None = None
-    for conf in ASOUND_CONFS:
-        try:
-            text = conf.read_text()
-        except OSError:
-            continue
-        found = re.search(r"defaults\.pcm\.card\s+\"?([\w-]+)\"?", text)
-        if found:
-            wanted = found.group(1)
+    wanted = asound_default_name(ASOUND_CONFS)
     for index, ident, name in cards:
         if wanted is None and index == 0 or wanted in (str(index), ident):
             return index, ident, name

@@ -158,11 +158,11 @@ ASOUND_CARDS = Path("/proc/asound/cards")
 _RAW = re.compile(r"\(hw:(\d+),\d+\)\s*$")
 
 
-def alsa_default_card() -> int | None:
-    """The index of the card `defaults.pcm.card` names (by id or index) in /etc/asound.conf or
-    this user's ~/.asoundrc (the later one wins, as ALSA reads them); None when none names one."""
+def asound_default_name(confs: Sequence[Path] = ASOUND_CONFS) -> str | None:
+    """The card `defaults.pcm.card` names (an id or an index) in /etc/asound.conf or this user's
+    ~/.asoundrc (the later one wins, as ALSA reads them); None when none names one."""
     wanted: str | None = None
-    for conf in ASOUND_CONFS:
+    for conf in confs:
         try:
             text = conf.read_text()
         except OSError:
@@ -170,6 +170,12 @@ def alsa_default_card() -> int | None:
         found = re.search(r"defaults\.pcm\.card\s+\"?([\w-]+)\"?", text)
         if found:
             wanted = found.group(1)
+    return wanted
+
+
+def alsa_default_card() -> int | None:
+    """The index of the card ALSA's configs make the default (`asound_default_name`)."""
+    wanted = asound_default_name(ASOUND_CONFS)
     if wanted is None:
         return None
     if wanted.isdigit():

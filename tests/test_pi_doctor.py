@@ -10,6 +10,7 @@ import io
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -406,3 +407,77 @@ def test_the_kernels_line_info_is_read_as_the_uapi_lays_it_out() -> None:
     raw = struct.pack("<32s32sIIQ160s16s", b"GPIO22", b"mute", 22, 0, 1 | 8, b"", b"")
     info = parse_line_info(raw)
     assert (info.name, info.consumer, info.used, info.output) == ("GPIO22", "mute", True, True)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# -- a root in RAM: "a pulled plug loses nothing" would silently stop holding -------------------
+
+# /proc/self/mountinfo with raspi-config's Overlay File System on (initramfs overlayroot): the SD
+# card's root read-only underneath, every write in RAM
+OVERLAY_ROOT = """\
+22 28 0:20 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw
+26 1 0:24 / / rw,noatime shared:1 - overlay overlayroot rw,lowerdir=/media/root-ro,upperdir=/r/o
+27 26 179:2 / /media/root-ro ro,relatime shared:2 - ext4 /dev/mmcblk0p2 ro
+30 26 179:1 / /boot/firmware rw,relatime shared:3 - vfat /dev/mmcblk0p1 rw
+"""
+PLAIN_ROOT = """\
+26 1 179:2 / / rw,noatime shared:1 - ext4 /dev/mmcblk0p2 rw
+31 26 0:27 / /run rw,nosuid,nodev shared:4 - tmpfs tmpfs rw,size=81000k
+"""
+
+
+def test_an_overlay_root_a_tmpfs_and_a_read_only_disk_are_named_with_the_fix(tmp_path: Path) -> None:
+    info = tmp_path / "mountinfo"
+    db = Path("/var/lib/table-referee/.local/share/table-referee/referee.db")
+    info.write_text(OVERLAY_ROOT)
+    said = doctor.volatile_storage(db, info)
+    assert said is not None and said.startswith("the root is an overlay in RAM (overlayroot)")
+    assert "raspi-config" in said and "--db" in said
+    assert doctor.volatile_storage(Path("/boot/firmware/r.db"), info) is None  # the vfat is real
+    info.write_text(PLAIN_ROOT)
+    assert doctor.volatile_storage(db, info) is None
+    said = doctor.volatile_storage(Path("/run/referee.db"), info)
+    assert said is not None and said.startswith("/run/referee.db is on tmpfs (RAM)")
+    info.write_text(PLAIN_ROOT.replace("rw,noatime", "ro,noatime"))
+    said = doctor.volatile_storage(db, info)
+    assert said is not None and "read-only file system" in said
+
+
+def test_the_doctor_and_the_start_say_an_overlay_root(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mock_factory: GpiozeroMockFactory) -> None:
+    fake_pi(tmp_path, monkeypatch, PI4)
+    quiet_speech(monkeypatch, [], [])
+    info = tmp_path / "mountinfo"
+    info.write_text(OVERLAY_ROOT)
+    monkeypatch.setattr(doctor, "MOUNTINFO", info)
+    (line,) = fix_lines(run(tmp_path), "database")
+    assert "overlay in RAM" in line
+    # and `referee play` says it at start, after the PIN
+    script = ("import sys; from pathlib import Path; from referee.cli import doctor; "
+              "doctor.MOUNTINFO = Path(sys.argv[1]); from referee.cli.main import main; "
+              "sys.exit(main(sys.argv[2:]))")
+    cmd = [sys.executable, "-c", script, str(info), "play", "spank-the-pig", "--mock",
+           "--no-speech", "--new", "--db", str(tmp_path / "p.db"), "--port", str(free_port())]
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(REPO)})
+    seen = []
+    try:
+        assert proc.stdout is not None
+        for text in proc.stdout:
+            seen.append(text.rstrip("\n"))
+            if text.startswith(("Warning:", "Scoreboard:")) or len(seen) > 20:
+                break
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    pin = next((i for i, text in enumerate(seen) if text.startswith("Table PIN:")), -2)
+    assert pin >= 0, seen
+    assert seen[pin + 1].startswith("Warning: the root is an overlay in RAM (overlayroot)"), seen

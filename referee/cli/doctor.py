@@ -648,6 +648,10 @@ class Doctor:
 
         given = getattr(self.args, "db", None) or self._config().db
         path = Path(given) if given else default_db()
+        volatile = volatile_storage(path)
+        if volatile:
+            yield fix("database", volatile)
+            return
         if not path.exists():
             blocked = _not_creatable(path)
             if blocked:
@@ -761,6 +765,42 @@ def lgpio_cause(warning: str) -> str:
         return ("python3-lgpio is not installed, or the venv cannot see it: sudo apt install "
                 "python3-lgpio; the venv needs --system-site-packages")
     return warning.strip()
+
+
+MOUNTINFO = Path("/proc/self/mountinfo")
+
+
+def volatile_storage(path: Path, mountinfo: Path | None = None) -> str | None:
+    """Why a database at `path` would not survive a pulled plug: the mount holding it is
+    Raspberry Pi OS's overlay root (raspi-config's Overlay File System: initramfs overlayroot,
+    writes go to RAM), a tmpfs, or read-only; None when it is ordinary storage (or unknown)."""
+    try:
+        lines = (mountinfo or MOUNTINFO).read_text().splitlines()
+    except OSError:
+        return None
+    target = os.path.abspath(path)
+    best: tuple[int, str, str, str] | None = None
+    for line in lines:
+        head, sep, tail = line.partition(" - ")
+        fields, more = head.split(), tail.split()
+        if not sep or len(fields) < 6 or len(more) < 2:
+            continue
+        point = fields[4].replace("\\040", " ")
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and (best is None or len(point) > best[0]):
+            best = (len(point), more[0], more[1], fields[5])
+    if best is None:
+        return None
+    _, fstype, source, options = best
+    fix = ("turn the overlay off (sudo raspi-config: Performance Options, Overlay File System) "
+           "or give --db on a writable partition")
+    if fstype == "overlay" and source == "overlayroot":
+        return f"the root is an overlay in RAM (overlayroot): the game log is lost at power-off; {fix}"
+    if fstype in ("tmpfs", "ramfs"):
+        return f"{path} is on {fstype} (RAM): the game log is lost at power-off; give --db on the SD card"
+    if "ro" in options.split(","):
+        return f"{path} is on a read-only file system: nothing can be logged; {fix}"
+    return None
 
 
 def _not_creatable(path: Path) -> str:

@@ -49,7 +49,7 @@ BENCHES = [
     Bench("delivery", "bench_delivery.py", "Edge → engine on lgpio's path", 90,
           ["--presses", "1000", "--busy"], smoke=["--presses", "20", "--busy"]),
     Bench("idle", "bench_idle.py", "Idle cost", 90, ["--seconds", "30"], smoke=["--seconds", "1"]),
-    Bench("startup", "bench_startup.py", "Start-up", 120, smoke=["--runs", "1"]),
+    Bench("startup", "bench_startup.py", "Start-up", 120, smoke=["--runs", "1", "--settle", "1"]),
     Bench("speech", "bench_speech.py", "Speech: announce → first audio sample", 180, ours=False,
           smoke=["--runs", "1"]),
     Bench("pi_speech", "bench_pi_speech.py", "Speech on a slow Pi (a Zero 2 W's CPU budget)", 240,
@@ -255,6 +255,14 @@ def summary_rows(outs: dict[str, Outcome]) -> list[tuple[str, str, str, str, str
         r = st.result
         rows.append(("Start-up, warm speech cache (median of 5)", f"{r['median_s'] * 1000:.0f} ms",
                      "—", "—", f"to the {r['measured_to']}"))
+        rows.append(("Start-up, cold speech cache", f"{r['cold_s'] * 1000:.0f} ms", "—", "—",
+                     "the first run fills the cache (this machine's CPU, not a Zero 2 W's)"))
+        mem = r.get("memory") or {}
+        if "rss_mb" in mem:
+            rows.append(("Resident memory, a speaking 4-seat table, warm cache",
+                         f"{mem['rss_mb']:.1f} MB", "≤ 90 MB", mark(mem["rss_mb"] <= 90),
+                         f"{r.get('settle_s', 0):g} s after start; VmHWM {mem['hwm_mb']:.1f} MB; "
+                         f"its render child {mem['children_rss_mb']:.1f} MB"))
     for key, what, target in (("speech", "Speech: announce → first sample", "—"),
                               ("scoreboard", "Scoreboard: ruling → 50 streams p95", "< 50 ms")):
         o = outs.get(key)
@@ -428,6 +436,11 @@ def section_startup(o: Outcome) -> list[str]:
             f"| first run, cold speech cache | {r['cold_s'] * 1000:.0f} ms |",
             f"| for scale: `python -c pass` | {r['python_bare_s'] * 1000:.0f} ms |",
             f"| for scale: `python -c \"import referee.cli.main\"` | {r['import_cli_s'] * 1000:.0f} ms |",
+            *([f"| VmRSS, speaking, {r.get('settle_s', 0):g} s after start (last warm run) | "
+               f"{r['memory']['rss_mb']:.1f} MB (target ≤ 90 MB) |",
+               f"| VmHWM, same run | {r['memory']['hwm_mb']:.1f} MB |",
+               f"| its children (the render process) | {r['memory']['children_rss_mb']:.1f} MB |"]
+              if (r.get("memory") or {}).get("rss_mb") is not None else []),
             "", f"Voice: {r['voice']}."]
 
 

@@ -36,6 +36,8 @@ def test_every_benchmark_runs_at_a_tiny_size_and_its_section_renders(tmp_path: P
     press = runs["press"]["result"]
     assert all(row["misnamed"] == 0 for row in press["rows"]), press["rows"]
     assert runs["startup"]["result"]["runs_s"], runs["startup"]
+    assert runs["startup"]["result"]["memory"]["rss_mb"] > 0  # the speaking table's memory
+    assert "Resident memory, a speaking 4-seat table" in doc.read_text()
     assert runs["idle"]["result"]["served"] and runs["idle"]["result"]["phase"] in (
         "ready", "ruled", "awaiting", "over")
     text = doc.read_text()

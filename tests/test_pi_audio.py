@@ -197,7 +197,9 @@ def test_a_silent_speaker_pauses_the_table_and_the_scoreboard_says_why(
     # run once opened the page on a warning before anything was unplugged; a stall is the only
     # warning that comes with time, and the fake's callbacks are a Python thread that shares the
     # GIL with the browser driver, the server and the engine (the banner's text is now printed)
-    sink = SoundDeviceSink("USB", 22050, backend=pa, stall_s=1.0, rescan_s=0.2)
+    # rescans 2 s apart: the first rescan after the stall says "not found" instead (a loaded
+    # run read the warning after it)
+    sink = SoundDeviceSink("USB", 22050, backend=pa, stall_s=1.0, rescan_s=2.0)
     sink.start()
     voice = SpeechAnnouncer(Renderer(SpeechOptions(cache_dir=speech_cache)), sink)
     table = Table(default_config(["Blue", "Red", "Green"]), db=tmp_path / "t.db", mock=True,

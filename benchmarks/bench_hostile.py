@@ -130,8 +130,10 @@ def brute_force(port: int, seconds: float, threads: int) -> dict[str, Any]:
     return figures
 
 
-def flood(port: int, server: WebServer) -> dict[str, Any]:
+def flood(port: int, server: WebServer, request_s: float | None = None) -> dict[str, Any]:
     hub = server.app.extensions["referee"].hub
+    if request_s is not None:  # a shorter request deadline than the guard's own (the smoke run)
+        server.guard.request_s = request_s
     held: list[socket.socket] = []
     granted: dict[str, int] = {}
     try:
@@ -375,6 +377,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--threads", type=int, default=16)
+    parser.add_argument("--request-s", type=float, default=None,
+                        help="the slow requests' deadline (default: the guard's own)")
     args = parser.parse_args()
     use_mock_pins()
     result: dict[str, Any] = {}
@@ -387,7 +391,7 @@ def main() -> int:
             table.close()
         table, server = table_and_server(Path(tmp) / "flood.db")
         try:
-            result["flood"] = flood(server.port, server)
+            result["flood"] = flood(server.port, server, args.request_s)
         finally:
             server.close()
             table.close()

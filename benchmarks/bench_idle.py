@@ -2,8 +2,9 @@
 
 Starts ``referee play spank-the-pig --mock --no-speech --db <tmp> --option pause_ms=600000`` (plus
 ``--port <free port>`` when the scoreboard is served, so it never collides with another server),
-waits until round 1's race is over (the scoreboard's /api/state says "ruled"; without a
-scoreboard, 8 s), from then on the next round is 10 minutes away, so the referee only waits: on
+waits until the table is idle (the scoreboard's /api/state says "ready": the table waits for
+its players' first presses, or "ruled": round 1's race is over and the next round is 10 minutes
+away; without a scoreboard, 8 s), from then on the referee only waits: on
 its queue, on the scoreboard's sockets, then over the measuring window reads
 /proc/<pid>/stat (utime + stime, clock ticks) and, for a finer figure, the sum of
 /proc/<pid>/task/*/schedstat (ns on CPU); also voluntary context switches per second (how often
@@ -106,7 +107,9 @@ def main() -> int:
             phase: str | None = None
             deadline = time.monotonic() + 20
             if web:  # idle = round 1 over, the next one 10 minutes away
-                while time.monotonic() < deadline and phase not in ("ruled", "awaiting", "over"):
+                # a table that waits for its players to be ready is idle too (it starts so)
+                while time.monotonic() < deadline and phase not in ("ready", "ruled", "awaiting",
+                                                                    "over"):
                     try:
                         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state",
                                                     timeout=5) as r:

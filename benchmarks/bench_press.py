@@ -74,9 +74,15 @@ class StubVoice:
 
     def __init__(self, clock: Any, lead_ms: float = 3.0) -> None:
         self.clock, self.lead_us = clock, int(lead_ms * 1000)
+        self._quiet = 0
 
     def cadence(self, key: str, params: dict[str, Any], tempo_ms: int) -> int:
-        return int(self.clock()) + self.lead_us
+        cue = int(self.clock()) + self.lead_us
+        self._quiet = max(self._quiet, cue)
+        return cue
+
+    def quiet_at(self) -> int | None:
+        return self._quiet
 
     def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
         pass
@@ -140,7 +146,10 @@ def spank_rounds(factory: MockFactory, seats: int, rounds: int, rng: random.Rand
     table = Table(default_config(names), db=tmp / f"spank{seats}.db", mock=True, auto=False,
                   announcer=StubVoice(now_us), out=io.StringIO())
     try:
-        opts = {"deck": str(seats * (rounds + 20)), "doubles": "off", "tempo_ms": "100"}
+        # the stub's cue sounds 3 ms after the call, not a cadence later: an early window (by
+        # default the cadence's length) would reach back over the previous race's last press
+        opts = {"deck": str(seats * (rounds + 20)), "doubles": "off", "tempo_ms": "100",
+                "early_ms": "0"}
         engine = table.start("spank-the-pig", opts, resume=False)
         tie = engine.rules.options["tie_us"]
         watch = Rulings()

@@ -47,7 +47,28 @@ def stop(proc: subprocess.Popen[str]) -> None:
             proc.wait(5)
 
 
-def one_run(tmp: Path, n: int, env: dict[str, str], web: bool, timeout: float) -> dict[str, Any]:
+def rss_kb(pid: int, key: str = "VmRSS") -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def children(pid: int) -> list[int]:
+    kids: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            kids += [int(x) for x in task.read_text().split()]
+        except OSError:
+            continue
+    return kids
+
+
+def one_run(tmp: Path, n: int, env: dict[str, str], web: bool, timeout: float,
+            settle_s: float = 0.0) -> dict[str, Any]:
     port = free_port()
     cmd = [str(Path(sys.executable).with_name("referee")), "play", "spank-the-pig", "--mock",
            "--new", "--db", str(tmp / f"start{n}.db"), "--port", str(port)]
@@ -69,7 +90,14 @@ def one_run(tmp: Path, n: int, env: dict[str, str], web: bool, timeout: float) -
                 except OSError:
                     pass
                 time.sleep(0.005)
-        pin = reader.first("Table PIN", 0 if answered else timeout)
+        # the scoreboard may answer before the PIN line has come through the pipe: wait for it
+        pin = reader.first("Table PIN", 5.0 if answered else timeout)
+        memory: dict[str, float] = {}
+        if settle_s and proc.poll() is None:  # the table speaking, its cache warm
+            time.sleep(settle_s)
+            kids = children(proc.pid)
+            memory = {"rss_mb": rss_kb(proc.pid) / 1024, "hwm_mb": rss_kb(proc.pid, "VmHWM") / 1024,
+                      "children_rss_mb": sum(rss_kb(k) for k in kids) / 1024}
     finally:
         stop(proc)
     out = reader.text()
@@ -77,7 +105,7 @@ def one_run(tmp: Path, n: int, env: dict[str, str], web: bool, timeout: float) -
         raise RuntimeError(f"run {n}: the referee did not come up within {timeout} s:\n{out[-2000:]}")
     speech = "printed (speech could not render)" if "phrases will be printed" in out else "rendered"
     return {"scoreboard_s": None if answered is None else answered - t0, "pin_s": pin - t0,
-            "speech": speech}
+            "speech": speech, **memory}
 
 
 def sound_output() -> str:
@@ -103,6 +131,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=30.0, help="per run")
+    ap.add_argument("--settle", type=float, default=30.0,
+                    help="seconds the last warm run plays on before its memory is read")
     args = ap.parse_args()
     web = importlib.util.find_spec("referee.scoreboard.app") is not None
     started = time.monotonic()
@@ -110,7 +140,9 @@ def main() -> int:
         tmp = Path(d)
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_CACHE_HOME": str(tmp / "cache")}
         cold = one_run(tmp, 0, env, web, args.timeout * 3)
-        warm = [one_run(tmp, n, env, web, args.timeout) for n in range(1, args.runs + 1)]
+        warm = [one_run(tmp, n, env, web, args.timeout,
+                        settle_s=args.settle if n == args.runs else 0.0)
+                for n in range(1, args.runs + 1)]
     key = "scoreboard_s" if web else "pin_s"
     figures = [r[key] for r in warm]
     median = statistics.median(figures)
@@ -125,7 +157,14 @@ def main() -> int:
     print(f"  cold speech cache (first run): {cold[key] * 1000:.0f} ms; {voice}")
     print(f"  for scale: python -c pass {bare * 1000:.0f} ms, import referee.cli.main "
           f"{imports * 1000:.0f} ms")
-    summary = {"name": "startup", "web": web, "measured_to": what, "median_s": round(median, 3),
+    mem = warm[-1]
+    if "rss_mb" in mem:
+        print(f"  memory, a speaking 4-seat table {args.settle:g} s after start (warm cache): "
+              f"VmRSS {mem['rss_mb']:.1f} MB, VmHWM {mem['hwm_mb']:.1f} MB, its children "
+              f"(the render process) {mem['children_rss_mb']:.1f} MB; target <= 90 MB")
+    summary = {"name": "startup", "memory": {k: round(mem[k], 1) for k in
+                                             ("rss_mb", "hwm_mb", "children_rss_mb") if k in mem},
+               "settle_s": args.settle, "web": web, "measured_to": what, "median_s": round(median, 3),
                "runs_s": [round(x, 3) for x in figures],
                "pin_line_median_s": round(statistics.median(r["pin_s"] for r in warm), 3),
                "cold_s": round(cold[key], 3), "voice": voice,

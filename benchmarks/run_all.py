@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,23 +38,30 @@ class Bench:
     limit_s: float
     args: list[str] = field(default_factory=list)
     ours: bool = True
+    smoke: list[str] = field(default_factory=list)  # `--smoke`: a tiny size, for the suite
 
 
 BENCHES = [
-    Bench("press", "bench_press.py", "Press → ruling", 180),
-    Bench("replay", "bench_replay.py", "Replay speed", 150, ["--budget", "120"]),
+    Bench("press", "bench_press.py", "Press → ruling", 180,
+          smoke=["--rounds", "5", "--naive-rounds", "5"]),
+    Bench("replay", "bench_replay.py", "Replay speed", 150, ["--budget", "120"],
+          smoke=["--rounds", "40", "--budget", "10"]),
     Bench("delivery", "bench_delivery.py", "Edge → engine on lgpio's path", 90,
-          ["--presses", "1000", "--busy"]),
-    Bench("idle", "bench_idle.py", "Idle cost", 90, ["--seconds", "30"]),
-    Bench("startup", "bench_startup.py", "Start-up", 120),
-    Bench("speech", "bench_speech.py", "Speech: announce → first audio sample", 180, ours=False),
-    Bench("pi_speech", "bench_pi_speech.py", "Speech on a slow Pi (a Zero 2 W's CPU budget)", 240),
+          ["--presses", "1000", "--busy"], smoke=["--presses", "20", "--busy"]),
+    Bench("idle", "bench_idle.py", "Idle cost", 90, ["--seconds", "30"], smoke=["--seconds", "1"]),
+    Bench("startup", "bench_startup.py", "Start-up", 120, smoke=["--runs", "1", "--settle", "1"]),
+    Bench("speech", "bench_speech.py", "Speech: announce → first audio sample", 180, ours=False,
+          smoke=["--runs", "1"]),
+    Bench("pi_speech", "bench_pi_speech.py", "Speech on a slow Pi (a Zero 2 W's CPU budget)", 240,
+          smoke=["--sample", "2"]),
     Bench("scoreboard", "bench_scoreboard.py", "Scoreboard: ruling → 50 event streams", 150,
-          ours=False),
-    Bench("history", "bench_history.py", "History while a long game grows", 60),
+          ours=False, smoke=["--rounds", "1", "--clients", "2"]),
+    Bench("history", "bench_history.py", "History while a long game grows", 60,
+          smoke=["--rounds", "20", "--requests", "5"]),
     Bench("hostile", "bench_hostile.py", "Hostile guests and a full disk", 150, ["--seconds", "60"],
-          ours=False),
+          ours=False, smoke=["--seconds", "1", "--threads", "2", "--request-s", "1"]),
 ]
+SMOKE_LIMIT_S = 150.0  # each tiny run, all of them at once
 
 
 @dataclass
@@ -69,15 +77,19 @@ class Outcome:
 # ------------------------------------------------------------------------------------ running
 
 
-def run(bench: Bench, limit: float) -> Outcome:
+def run(bench: Bench, limit: float, *, smoke: bool = False) -> Outcome:
+    """Run one benchmark, echoing its lines (`smoke`: at its tiny size, each line tagged with its
+    key, since the tiny runs go all at once)."""
     path = HERE / bench.script
+    tag = f"[{bench.key}] " if smoke else ""
     if not path.exists():
         print(f"\n== {bench.title}: {bench.script} does not exist yet; skipped", flush=True)
         return Outcome(bench, "missing")
-    print(f"\n== {bench.title} ({bench.script}, limit {limit:.0f} s)", flush=True)
+    print(f"\n== {tag}{bench.title} ({bench.script}, limit {limit:.0f} s)", flush=True)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     t0 = time.monotonic()
-    proc = subprocess.Popen([sys.executable, str(path), *bench.args], cwd=ROOT, env=env,
+    args = bench.smoke if smoke else bench.args
+    proc = subprocess.Popen([sys.executable, str(path), *args], cwd=ROOT, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     lines: list[str] = []
@@ -89,7 +101,7 @@ def run(bench: Bench, limit: float) -> Outcome:
             line = line.rstrip("\n")
             lines.append(line)
             if not line.startswith("RESULT "):
-                print("  " + line if line else "", flush=True)
+                print("  " + tag + line if line else "", flush=True)
 
     def pump_err() -> None:
         assert proc.stderr is not None
@@ -126,10 +138,10 @@ def run(bench: Bench, limit: float) -> Outcome:
             break
     stderr = "".join(errs)
     if status != "ok":
-        print(f"  !! {bench.script}: {status}", flush=True)
+        print(f"  !! {tag}{bench.script}: {status}", flush=True)
         if stderr.strip():
             print("  " + "\n  ".join(stderr.strip().splitlines()[-15:]), flush=True)
-    print(f"  ({seconds:.1f} s)", flush=True)
+    print(f"  {tag}({seconds:.1f} s)", flush=True)
     return Outcome(bench, status, seconds, lines, stderr, result)
 
 
@@ -243,6 +255,14 @@ def summary_rows(outs: dict[str, Outcome]) -> list[tuple[str, str, str, str, str
         r = st.result
         rows.append(("Start-up, warm speech cache (median of 5)", f"{r['median_s'] * 1000:.0f} ms",
                      "—", "—", f"to the {r['measured_to']}"))
+        rows.append(("Start-up, cold speech cache", f"{r['cold_s'] * 1000:.0f} ms", "—", "—",
+                     "the first run fills the cache (this machine's CPU, not a Zero 2 W's)"))
+        mem = r.get("memory") or {}
+        if "rss_mb" in mem:
+            rows.append(("Resident memory, a speaking 4-seat table, warm cache",
+                         f"{mem['rss_mb']:.1f} MB", "≤ 90 MB", mark(mem["rss_mb"] <= 90),
+                         f"{r.get('settle_s', 0):g} s after start; VmHWM {mem['hwm_mb']:.1f} MB; "
+                         f"its render child {mem['children_rss_mb']:.1f} MB"))
     for key, what, target in (("speech", "Speech: announce → first sample", "—"),
                               ("scoreboard", "Scoreboard: ruling → 50 streams p95", "< 50 ms")):
         o = outs.get(key)
@@ -376,8 +396,10 @@ def section_idle(o: Outcome) -> list[str]:
     assert r is not None
     web = ("served (answering /api/state before the window)" if r["served"] else "served") \
         if r["web"] else "not served: `referee.scoreboard.app` does not exist yet"
-    out = [f"`{r['command']}`, measured over {r['seconds']} s once round 1's race was over "
-           f"(phase `{r.get('phase')}`; the next round is 10 minutes away). Scoreboard {web}.", "",
+    idle = ("the table waits for its players to be ready" if r.get("phase") == "ready" else
+            "round 1's race was over; the next round is 10 minutes away")
+    out = [f"`{r['command']}`, measured over {r['seconds']} s once the table was idle "
+           f"(phase `{r.get('phase')}`: {idle}). Scoreboard {web}.", "",
            "| figure | value | target | |", "|---|---:|---:|---|",
            f"| CPU, `/proc/<pid>/stat` utime+stime | {r['cpu_pct']:.3f} % of one core "
            f"({r['cpu_ticks']} ticks of 1/{r['clk_tck']} s) | < 0.5 % | {mark(r['cpu_met'])} |",
@@ -414,6 +436,11 @@ def section_startup(o: Outcome) -> list[str]:
             f"| first run, cold speech cache | {r['cold_s'] * 1000:.0f} ms |",
             f"| for scale: `python -c pass` | {r['python_bare_s'] * 1000:.0f} ms |",
             f"| for scale: `python -c \"import referee.cli.main\"` | {r['import_cli_s'] * 1000:.0f} ms |",
+            *([f"| VmRSS, speaking, {r.get('settle_s', 0):g} s after start (last warm run) | "
+               f"{r['memory']['rss_mb']:.1f} MB (target ≤ 90 MB) |",
+               f"| VmHWM, same run | {r['memory']['hwm_mb']:.1f} MB |",
+               f"| its children (the render process) | {r['memory']['children_rss_mb']:.1f} MB |"]
+              if (r.get("memory") or {}).get("rss_mb") is not None else []),
             "", f"Voice: {r['voice']}."]
 
 
@@ -473,14 +500,27 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--only", help="comma-separated keys: " + ",".join(b.key for b in BENCHES))
     ap.add_argument("--doc", default=str(ROOT / "docs" / "benchmarks.md"))
+    ap.add_argument("--smoke", action="store_true",
+                    help="every benchmark at a tiny size, all at once (the suite runs this so no "
+                    "benchmark rots); any failure fails; write --doc elsewhere")
+    ap.add_argument("--json", help="also write each benchmark's status and RESULT here")
     args = ap.parse_args()
+    if args.smoke and Path(args.doc).resolve() == (ROOT / "docs" / "benchmarks.md").resolve():
+        print("--smoke writes tiny figures: give it a --doc outside docs/, e.g. --doc "
+              "/tmp/bench.md", file=sys.stderr)
+        return 2
     wanted = set(args.only.split(",")) if args.only else None
     started = dt.datetime.now(dt.UTC)
     t0 = time.monotonic()
     info = machine()
     print("Table Referee benchmarks: " + "; ".join(f"{k} {v}" for k, v in info.items()), flush=True)
     outs: dict[str, Outcome] = {}
-    for bench in BENCHES:
+    if args.smoke:
+        chosen = [b for b in BENCHES if wanted is None or b.key in wanted]
+        with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
+            done = list(pool.map(lambda b: run(b, SMOKE_LIMIT_S, smoke=True), chosen))
+        outs = {o.bench.key: o for o in done}
+    for bench in BENCHES if not args.smoke else ():
         if wanted is not None and bench.key not in wanted:
             continue
         left = TOTAL_BUDGET_S - (time.monotonic() - t0)
@@ -498,13 +538,19 @@ def main() -> int:
         python = python.relative_to(ROOT)
     except ValueError:
         pass
-    command = f"{python} benchmarks/run_all.py" + (f" --only {args.only}" if args.only else "")
+    command = f"{python} benchmarks/run_all.py" + (f" --only {args.only}" if args.only else "") \
+        + (" --smoke" if args.smoke else "")
     write_doc(Path(args.doc), outs, info, started, total, command)
+    if args.json:
+        Path(args.json).write_text(json.dumps(
+            {k: {"status": o.status, "seconds": round(o.seconds, 1), "result": o.result}
+             for k, o in outs.items()}, indent=1), encoding="utf-8")
     print(f"\nAll benchmarks: {total:.0f} s. Wrote {args.doc}.", flush=True)
     print("Summary:")
     for what, fig, target, met, _note in summary_rows(outs):
         print(f"  {what}: {fig} (target {target}) {met.strip('*')}")
-    failed = [o for o in outs.values() if o.status not in ("ok", "missing") and o.bench.ours]
+    failed = [o for o in outs.values() if o.status not in ("ok", "missing")
+              and (o.bench.ours or args.smoke)]
     return 1 if failed else 0
 
 

@@ -26,6 +26,9 @@ readonly PACKAGES=(python3-venv python3-lgpio espeak-ng libportaudio2 alsa-utils
 # Only tests point these elsewhere (another system; a Pi's sound cards in a chroot).
 readonly OS_RELEASE="${TABLE_REFEREE_OS_RELEASE:-/etc/os-release}"
 readonly ASOUND_CARDS="${TABLE_REFEREE_ASOUND_CARDS:-/proc/asound/cards}"
+# dpkg's architecture (tests give another, as they give another os-release)
+ARCH="${TABLE_REFEREE_ARCH:-$(dpkg --print-architecture 2>/dev/null || uname -m)}"
+readonly ARCH
 readonly ASOUND_CONF=/etc/asound.conf
 readonly ASOUND_MARK="# Written by Table Referee's install.sh"
 
@@ -101,6 +104,12 @@ check_system() {
         die "sorry, this installer is for Raspberry Pi OS / Debian Bookworm and this is $pretty.
 Install by hand instead: see hardware/README.md (a venv, pip install '.[pi]', the service file)."
     fi
+    # 32-bit Raspberry Pi OS: PyPI has no armv7l wheels for numpy, msgspec or cffi, and this
+    # installer compiles nothing; refused before anything is installed
+    case "$ARCH" in
+        arm64 | aarch64 | amd64 | x86_64) ;;
+        *) die "this system is $ARCH (32-bit): the referee needs 64-bit Raspberry Pi OS (numpy, msgspec and cffi have no $ARCH wheels, and nothing is compiled here); flash Raspberry Pi OS Lite (64-bit), which a Zero 2 W, Pi 3, 4 and 5 all run, then run this again" ;;
+    esac
     if [[ "$codename" != bookworm ]]; then
         warn "this is $pretty, not Bookworm; carrying on, but only Bookworm is tested"
     fi
@@ -129,6 +138,14 @@ is_installed() {
 
 install_packages() {
     say "system packages"
+    local all=1 pkg
+    for pkg in "${PACKAGES[@]}"; do
+        is_installed "$pkg" || all=0
+    done
+    if ((all)) && ((!DRY_RUN)); then  # a re-run, perhaps offline: nothing to fetch
+        say "all installed already"
+        return
+    fi
     run apt-get update -q
     local wanted=() missing_lgpio=0 pkg
     for pkg in "${PACKAGES[@]}"; do
@@ -182,7 +199,13 @@ install_code() {
     # Wheels only: a dependency without a wheel for this Pi is an error here, never a compile
     # (Raspberry Pi OS has no python3-dev). pip always rebuilds a local project (pure Python,
     # nothing compiled), so a re-run after `git pull` picks up the new code.
-    run "$VENV/bin/python" -m pip install --quiet --only-binary=:all: "${REPO}[${EXTRAS}]"
+    # The build backend lives in the venv and pip builds without isolation, so a re-run with no
+    # network (a box at a party) needs no index: isolation fetched hatchling every time.
+    if ((DRY_RUN)) || ! "$VENV/bin/python" -c 'import hatchling' 2>/dev/null; then
+        run "$VENV/bin/python" -m pip install --quiet --only-binary=:all: hatchling
+    fi
+    run "$VENV/bin/python" -m pip install --quiet --only-binary=:all: --no-build-isolation \
+        "${REPO}[${EXTRAS}]"
     run install -m 0644 "$REPO/wiring.md" "$PREFIX/wiring.md"
     run ln -sfn "$VENV/bin/referee" /usr/local/bin/referee
     if ((!DRY_RUN)); then

@@ -34,7 +34,10 @@ may be used only once. ``DEFAULT_WIRING`` is the wiring that wiring.md documents
 from __future__ import annotations
 
 import dataclasses
+import errno
+import os
 import re
+import stat
 import tomllib
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -409,7 +412,7 @@ def load_config(path: str | Path) -> TableConfig:
     except RecursionError:
         raise ConfigError(f"config file {str(path)!r} is nested too deeply; "
                           f"see hardware/config.example.toml for its shape") from None
-    return dataclasses.replace(_from_toml(data), source=str(path))
+    return dataclasses.replace(_from_toml(_merge_drop_in(path, data)), source=str(path))
 
 
 def _toml_message(path: Path, exc: tomllib.TOMLDecodeError) -> str:
@@ -603,12 +606,53 @@ def _buttons(raw: _Buttons) -> ButtonOptions:
     return ButtonOptions(confirm_us=round(raw.confirm_ms * 1000), untimed_edges=raw.untimed_edges)
 
 
-def set_config_value(path: str | Path, section: str, key: str, value: int | float | str) -> None:
-    """Write ``key = value`` into ``[section]`` of a config file, keeping everything else
-    (comments too): an existing line is replaced, else the key is added at the section's top,
-    else the section is appended. The result is checked before it replaces the file."""
-    path = Path(path)
-    text = path.read_text(encoding="utf-8")
+# -- writing: `referee calibrate` saves a measured value -----------------------------------------
+#
+# The service's config, /etc/table-referee/config.toml, is root's (mode 0640, group referee: it
+# holds the table PIN), in a directory only root may write. So a value is written into the config
+# itself when this user may replace it keeping its owner and mode, and otherwise into a drop-in
+# of this user's own, in its state directory (the service user's is under its home,
+# /var/lib/table-referee), which `load_config` merges over the config whenever this user loads it.
+
+
+def drop_in_path(config: str | Path) -> Path:
+    """This user's drop-in for `config`: $XDG_STATE_HOME (else ~/.local/state)
+    /table-referee/config.d/<the config's absolute path, '/' as '-'>."""
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
+                                                             "state")
+    name = os.path.abspath(config).strip("/").replace("/", "-") or "config.toml"
+    return Path(state) / "table-referee" / "config.d" / name
+
+
+def _merge_drop_in(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    drop = drop_in_path(path)
+    try:
+        text = drop.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return data
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {str(drop)!r} (saved by referee calibrate over "
+                          f"{str(path)!r}): {exc}; delete it, or fix its permissions") from None
+    try:
+        extra = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{_toml_message(drop, exc)}; delete {drop} to drop what referee "
+                          "calibrate saved") from None
+    return _merge(data, extra)
+
+
+def _merge(data: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """`data` with each table of `extra` merged over its own (a key of `extra` wins)."""
+    merged = dict(data)
+    for section, values in extra.items():
+        if isinstance(values, dict) and isinstance(merged.get(section, {}), dict):
+            merged[section] = {**merged.get(section, {}), **values}
+        else:
+            merged[section] = values
+    return merged
+
+
+def _with_value(text: str, section: str, key: str, value: int | float | str) -> str:
     shown = f'"{value}"' if isinstance(value, str) else repr(value)
     line = f"{key} = {shown}"
     lines = text.splitlines()
@@ -626,8 +670,75 @@ def set_config_value(path: str | Path, section: str, key: str, value: int | floa
             lines.insert(start + 1, line)
         else:
             lines[found] = line
-    new = "\n".join(lines) + "\n"
-    _from_toml(tomllib.loads(new))  # never write a file the referee would refuse
+    return "\n".join(lines) + "\n"
+
+
+def _replace(path: Path, text: str, like: os.stat_result | None) -> None:
+    """Replace `path` by `text` at once (a pulled plug leaves the old file or the new one), with
+    `like`'s owner and mode; never readable by others on the way. PermissionError when this
+    user cannot create the file beside it or cannot give it that owner."""
     tmp = path.with_name(path.name + ".new")
-    tmp.write_text(new, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.unlink()
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        try:
+            if like is not None:
+                mine = os.fstat(fd)
+                if (mine.st_uid, mine.st_gid) != (like.st_uid, like.st_gid):
+                    os.fchown(fd, like.st_uid, like.st_gid)  # root, or a group of this user's
+                os.fchmod(fd, stat.S_IMODE(like.st_mode))
+            os.write(fd, text.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def set_config_value(path: str | Path, section: str, key: str, value: int | float | str) -> Path:
+    """Save ``key = value`` under ``[section]`` for the config at `path`; returns where it went.
+
+    Into the config itself, keeping everything else (comments too: an existing line is replaced,
+    else the key is added at the section's top, else the section is appended), its owner and its
+    mode, when this user may; otherwise (a root-owned /etc/table-referee) into this user's drop-in
+    (`drop_in_path`), merged over the config at load. The result is checked before it is written.
+    A value this user's drop-in already holds is saved there (it would win over the config).
+    Every failure is a one-line ConfigError with the fix."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        like = path.stat()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {str(path)!r}: {exc}") from None
+    drop = drop_in_path(path)
+    dropped = drop.read_text(encoding="utf-8") if _merge_drop_in(path, {}) else None
+    held = dropped is not None and key in tomllib.loads(dropped).get(section, {})
+    if not held:
+        new = _with_value(text, section, key, value)
+        _from_toml(_merge_drop_in(path, tomllib.loads(new)))  # never a file the referee refuses
+        try:
+            _replace(path, new, like)
+            return path
+        except OSError as exc:
+            if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise ConfigError(f"cannot write config file {str(path)!r}: {exc}") from None
+    header = (f"# Saved by referee calibrate for {os.path.abspath(path)} (which this user cannot "
+              "write);\n# merged over it whenever this user loads it. Delete this file to drop "
+              "it.\n")
+    new_drop = _with_value(dropped if dropped is not None else header, section, key, value)
+    _from_toml(_merge(tomllib.loads(text), tomllib.loads(new_drop)))
+    try:
+        drop.parent.mkdir(parents=True, exist_ok=True)
+        _replace(drop, new_drop, None)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot save {key} = {value!r}: this user may write neither {str(path)!r} nor "
+            f"{str(drop)!r} ({exc.strerror or exc}); run it as the user the referee runs as "
+            f"(sudo -u referee ...), or add {key} = {value!r} under [{section}] in {path} "
+            "yourself") from None
+    return drop

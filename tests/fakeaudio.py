@@ -10,6 +10,8 @@ Modelled on PortAudio's documented behaviour and python-sounddevice's wrapper:
 * The Python callback starts some time after ``currentTime`` was taken (``entry_delay_us``:
   PortAudio's thread → cffi → the GIL), which is what biased the earlier DAC-time estimate.
 * ``status.output_underflow`` marks a block the device ran dry before.
+* A raw ``hw:`` device has no ALSA plugin: the Pi's vc4-hdmi one refuses plain PCM, and any is
+  held by one stream at a time (EBUSY); ALSA's ``default`` (plug, dmix) opens for everyone.
 * An unplugged card simply stops calling back; ``abort()`` returns, ``stop()`` would wait for a
   drain that never comes (it hangs here, so a sink that calls it fails its test).
 """
@@ -157,6 +159,15 @@ class FakePortAudio:
         if device.name not in self.present:
             raise OSError(f"Error opening OutputStream: Device unavailable [PaErrorCode -9985] "
                           f"({device.name})")
+        raw = "(hw:" in device.name
+        if raw and "vc4-hdmi" in device.name:
+            # the Pi's HDMI PCM takes only IEC958_SUBFRAME_LE; without ALSA's iec958 plug
+            # (its card config gives one to "default") PortAudio finds no format it can use
+            raise OSError("Error opening OutputStream: Sample format not supported "
+                          "[PaErrorCode -9994]")
+        if raw and any(s.device.name == device.name and not s.closed for s in self.streams):
+            # a raw hw: device is one opener's (snd_pcm_open: EBUSY); dmix behind "default" mixes
+            raise OSError("Error opening OutputStream: Device unavailable [PaErrorCode -9985]")
         stream = FakeStream(self, device, samplerate, latency, callback)
         self.streams.append(stream)
         return stream

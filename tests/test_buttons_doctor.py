@@ -368,7 +368,10 @@ def run_doctor(db: Path, config: Path | None = None) -> tuple[int, str]:
 
 
 def test_doctor_command_end_to_end(tmp_path: Path) -> None:
+    from referee.store.database import connect
+
     db = tmp_path / "sub" / "referee.db"
+    connect(db).close()  # the referee made it (the doctor never does: see below)
     result = subprocess.run([*REFEREE, "doctor", "--mock", "--db", str(db)], capture_output=True,
                             text=True, timeout=60, env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
     assert "Traceback" not in result.stderr
@@ -377,7 +380,7 @@ def test_doctor_command_end_to_end(tmp_path: Path) -> None:
         assert any(line[4:].startswith(section + ":") for line in lines), section
     assert f"ok  database: {db} (WAL, writable, 0 games)" in lines
     assert any(line.startswith("ok  pin factory: MockFactory (--mock)") for line in lines)
-    assert db.exists()
+    assert sorted(p.name for p in db.parent.iterdir()) == ["referee.db"]  # nothing left beside it
     assert result.returncode == (1 if any(line.startswith("FIX") for line in lines) else 0)
 
 

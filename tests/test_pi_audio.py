@@ -99,7 +99,8 @@ def test_dac_time_comes_from_portaudio_clock_not_from_when_python_ran() -> None:
 
 def test_speaker_delay_is_added_to_every_cue() -> None:
     clock = SimClock()
-    pa = FakePortAudio([USB], default=USB, clock=clock.now, manual=True)
+    # two sinks at once: through ALSA's default (dmix), as PortAudio's default device is
+    pa = FakePortAudio([USB, "default"], default="default", clock=clock.now, manual=True)
     plain = SoundDeviceSink(None, 22050, backend=pa, clock=clock.now)
     tv = SoundDeviceSink(None, 22050, backend=pa, clock=clock.now, output_delay_ms=85)
     plain.start()
@@ -196,7 +197,9 @@ def test_a_silent_speaker_pauses_the_table_and_the_scoreboard_says_why(
     # run once opened the page on a warning before anything was unplugged; a stall is the only
     # warning that comes with time, and the fake's callbacks are a Python thread that shares the
     # GIL with the browser driver, the server and the engine (the banner's text is now printed)
-    sink = SoundDeviceSink("USB", 22050, backend=pa, stall_s=1.0, rescan_s=0.2)
+    # rescans 2 s apart: the first rescan after the stall says "not found" instead (a loaded
+    # run read the warning after it)
+    sink = SoundDeviceSink("USB", 22050, backend=pa, stall_s=1.0, rescan_s=2.0)
     sink.start()
     voice = SpeechAnnouncer(Renderer(SpeechOptions(cache_dir=speech_cache)), sink)
     table = Table(default_config(["Blue", "Red", "Green"]), db=tmp_path / "t.db", mock=True,
@@ -280,3 +283,93 @@ def test_calibrate_without_a_microphone_says_what_to_do(tmp_path: Path) -> None:
     text = out.getvalue()
     assert text.startswith("no microphone found") and "hold it against the speaker" in text
     assert "output_delay_ms" in text and "\n" not in text.strip()
+
+
+# -- ALSA's routing: a card named in /etc/asound.conf plays through `default` -------------------
+
+# /proc/asound/cards on a Pi 5 with a USB speaker (card ids in brackets, as ALSA names them)
+PI5_CARDS = """ 0 [vc4hdmi0       ]: vc4-hdmi - vc4-hdmi-0
+                      vc4-hdmi-0
+ 1 [vc4hdmi1       ]: vc4-hdmi - vc4-hdmi-1
+                      vc4-hdmi-1
+ 2 [Device         ]: USB-Audio - USB Audio Device
+                      GeneralPlus USB Audio Device at usb-xhci-hcd.0-1, full speed
+"""
+HDMI0 = PI5[0]
+
+
+def test_the_card_asound_conf_names_is_found_by_its_id(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.voice import device
+
+    cards, conf = tmp_path / "cards", tmp_path / "asound.conf"
+    cards.write_text(PI5_CARDS)
+    monkeypatch.setattr(device, "ASOUND_CARDS", cards)
+    monkeypatch.setattr(device, "ASOUND_CONFS", (conf, tmp_path / "none"))
+    assert device.alsa_default_card() is None  # no config: ALSA's own default
+    # as hardware/install.sh writes it
+    conf.write_text('# table-referee\ndefaults.pcm.card "Device"\ndefaults.ctl.card "Device"\n')
+    assert device.alsa_default_card() == 2
+    conf.write_text("defaults.pcm.card 1\n")
+    assert device.alsa_default_card() == 1
+
+
+@pytest.mark.parametrize("wanted, default_card, opened", [
+    ("hdmi", 0, "default"),  # install.sh --sound-card hdmi: through default's iec958 plug
+    ("USB", 2, "default"),  # through dmix: doctor, calibrate and speech say can play too
+    ("USB", None, USB),  # asound.conf names no card: the raw device, as asked
+])
+def test_a_card_named_by_name_plays_through_alsas_default_when_it_is_the_default_card(
+        wanted: str, default_card: int | None, opened: str) -> None:
+    pa = FakePortAudio(PI5, default="default", clock=lambda: time.monotonic_ns() // 1000)
+    sink = SoundDeviceSink(wanted, 48000, backend=pa, default_card=lambda: default_card)
+    sink.start()
+    try:
+        assert sink.problem is None and sink.device is not None
+        assert sink.device.name == opened
+        second = SoundDeviceSink(wanted, 48000, backend=pa, default_card=lambda: default_card)
+        second.start()  # referee doctor while the service plays
+        try:
+            assert (second.problem is None) is (opened == "default"), second.problem
+        finally:
+            second.close()
+    finally:
+        sink.close()
+
+
+def test_raw_hdmi_is_refused_with_the_fix_not_opened() -> None:
+    pa = FakePortAudio(PI5, default="default", clock=lambda: time.monotonic_ns() // 1000)
+    sink = SoundDeviceSink("hdmi", 48000, backend=pa, default_card=lambda: 2, rescan_s=60)
+    sink.start()
+    try:
+        assert sink.device is None and sink.problem is not None
+        assert sink.problem.startswith(f"sound device {HDMI0!r} is HDMI's raw device, which "
+                                       "takes only IEC958 frames: make HDMI ALSA's default")
+        assert "--sound-card hdmi" in sink.problem
+        assert not pa.streams  # never tried (PortAudio: Sample format not supported)
+    finally:
+        sink.close()
+
+
+def test_doctor_marks_a_raw_hdmi_device_unusable_and_says_the_fix(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import io
+
+    from referee.cli import doctor
+    from referee.voice import device
+
+    monkeypatch.setattr(doctor, "sound_devices", lambda: PI5)
+    monkeypatch.setattr(device, "alsa_default_card", lambda: None)
+    monkeypatch.setattr(doctor.Doctor, "_describe_announcer", lambda self: (
+        pytest.fail("the voice is not started on a device known unusable")))
+    config = tmp_path / "config.toml"
+    config.write_text(Path("hardware/config.example.toml").read_text()
+                      .replace("[speech]", '[speech]\ndevice = "hdmi"', 1))
+    d = doctor.Doctor(argparse.Namespace(config=str(config), mock=True, db=None), io.StringIO())
+    list(d.check_config())  # the doctor reads the config first
+    (line,) = [str(x) for x in d.check_audio()]
+    assert line.startswith(f"FIX audio output: sound device {HDMI0!r} is HDMI's raw device")
+    assert line.endswith('or name another card in [speech] device (device = "hdmi" now)')
+    monkeypatch.setattr(device, "alsa_default_card", lambda: 0)  # asound.conf names HDMI
+    assert d._raw_hdmi(PI5) is None

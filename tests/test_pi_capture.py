@@ -73,15 +73,43 @@ def test_a_bouncing_press_keeps_its_first_edge_time_to_the_microsecond():
         box.close()
 
 
-def test_a_spike_just_before_a_press_does_not_steal_its_time():
+def test_a_spike_before_a_press_does_not_steal_its_time():
+    """A spike a debounce or more before the press is a burst of its own, refused as a glitch:
+    the press keeps its own first edge."""
     factory, events = LGPIOFactory(SimClock()), []
     box = box_on(factory, events)
     try:
         t0 = factory.clock.now() + 10_000
         factory.pulse(BLUE, t0, 80)
-        factory.press(BLUE, t0 + 2_500, hold_us=50_000)
+        factory.press(BLUE, t0 + 80 + 5_000, hold_us=50_000)
         factory.run_until(t0 + 80_000, box.poll, box.next_deadline)
-        assert presses(events) == [Press(t0 + 2_500, "Blue")]
+        assert presses(events) == [Press(t0 + 5_080, "Blue")]
+        assert box.noise()["Blue", "slap"][0] == 1
+    finally:
+        box.close()
+
+
+def test_a_contact_open_for_a_millisecond_or_more_in_its_make_bounce_keeps_the_first_edge():
+    """The contact closes at t0, opens at +200 µs for 1.3 ms (past the 1 ms glitch check, which
+    refuses the pending press), closes again and stays: one press, at t0 -- not at the later
+    contact, 1.5 ms (more than tie_us) late. Inside the debounce it is one burst; the low
+    again must itself last confirm_us, so two glitches never make a press."""
+    factory, events = LGPIOFactory(SimClock(), poll_phase_us=137), []
+    box = box_on(factory, events)
+    try:
+        t0 = factory.clock.now() + 10_000
+        factory.press(BLUE, t0, hold_us=60_000, bounces=[(200, 1_300)])
+        factory.press(RED, t0 + 900, hold_us=60_000)
+        # then two spikes inside one debounce on Blue, let go: no press
+        factory.pulse(BLUE, t0 + 80_000, 60)
+        factory.pulse(BLUE, t0 + 82_000, 60)
+        factory.run_until(t0 + 70_000, box.poll, box.next_deadline)
+        assert sorted(presses(events), key=lambda p: p.t_us) == [Press(t0, "Blue"),
+                                                                 Press(t0 + 900, "Red")]
+        assert box.noise()["Blue", "slap"][0] == 0  # the opening was bounce, not a glitch
+        factory.run_until(t0 + 120_000, box.poll, box.next_deadline)
+        assert len(presses(events)) == 2
+        assert box.noise()["Blue", "slap"][0] == 2  # each refused pulse counted
     finally:
         box.close()
 

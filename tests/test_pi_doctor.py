@@ -5,10 +5,12 @@ at import as the real one does, and the test doubles of gpiozero's factories."""
 from __future__ import annotations
 
 import argparse
+import grp
 import io
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -22,6 +24,7 @@ from gpiozero.pins.mock import MockFactory as GpiozeroMockFactory
 
 from referee.cli import doctor
 from tests.pinfactories import RPiGPIOFactory
+from tests.unprivileged import as_nobody
 
 REPO = Path(__file__).resolve().parent.parent
 PI5 = "Raspberry Pi 5 Model B Rev 1.0"
@@ -199,6 +202,106 @@ def test_under_voltage_and_throttling(answer: str, says: str, tmp_path: Path,
     assert says in run(tmp_path)
 
 
+# The doctor as the service user: not in the video group, so vcgencmd cannot open /dev/vcio
+# (root:video 0660 on Raspberry Pi OS) and prints its complaint instead of throttled=0x...
+NO_VIDEO = """
+import argparse, io, sys
+from pathlib import Path
+from referee.cli import doctor
+doctor.VCGENCMD, doctor.VCIO = sys.argv[1], Path(sys.argv[2])
+d = doctor.Doctor(argparse.Namespace(config=None, mock=True, db=None), io.StringIO())
+d.model = "Raspberry Pi 4 Model B Rev 1.4"
+for line in d.check_power():
+    print(line)
+"""
+
+
+def test_throttling_unreadable_without_the_video_group_says_so(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to make a root:video device stand-in")
+    top = Path(tempfile.mkdtemp(prefix="referee-vcio-"))  # nobody must reach it
+    try:
+        top.chmod(0o755)
+        tool, vcio = top / "vcgencmd", top / "vcio"
+        tool.write_text('#!/bin/sh\n[ -r "$VCIO" ] && [ -w "$VCIO" ] && echo throttled=0x0 && '
+                        'exit 0\necho "Can\'t open device file: $VCIO" >&2\nexit 255\n')
+        tool.chmod(0o755)
+        vcio.touch()
+        os.chown(vcio, 0, grp.getgrnam("video").gr_gid)
+        vcio.chmod(0o660)
+        env = {**os.environ, "PYTHONPATH": str(REPO), "VCIO": str(vcio)}
+        done = subprocess.run([*as_nobody(), sys.executable, "-c", NO_VIDEO, str(tool), str(vcio)],
+                              cwd="/", env=env, capture_output=True, text=True, timeout=60)
+        assert done.stdout.strip() == (
+            f"ok  power: not checked: this user may not open {vcio} (the video group's), so "
+            "vcgencmd cannot ask the firmware: run sudo referee doctor, or add the user to the "
+            "video group (sudo usermod -aG video USER, then log in again)"), done.stderr
+        # in the video group, the same tool answers
+        video = ["setpriv", "--reuid=65534", "--regid=65534",
+                 f"--groups={grp.getgrnam('video').gr_gid}"] + as_nobody()[4:]
+        done = subprocess.run([*video, sys.executable, "-c", NO_VIDEO, str(tool), str(vcio)],
+                              cwd="/", env=env, capture_output=True, text=True, timeout=60)
+        assert done.stdout.strip() == "ok  power: no under-voltage or throttling since boot", \
+            done.stderr
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+# -- who holds a pin -----------------------------------------------------------------------------
+
+
+def test_a_line_labelled_lg_is_another_referee(monkeypatch: pytest.MonkeyPatch) -> None:
+    """lg names every line it claims "lg" (lgGpiochipOpen sets the chip's userLabel to "lg";
+    xClaim copies it into the request's consumer_label), whatever the program: a busy pin
+    labelled so is most likely the referee service."""
+    from referee.capture import lineinfo
+
+    monkeypatch.setattr(doctor, "fitted_hat", lambda: None)
+    d = doctor.Doctor(argparse.Namespace(config=None, mock=True, db=None), io.StringIO())
+    for label, referee in (("lg", True), ("lgpio", True), ("mute", False)):
+        monkeypatch.setattr(lineinfo, "line_info", lambda bcm, chip=None, label=label:
+                            lineinfo.LineInfo("GPIO17", label, True, False))
+        said = d._pin_owner(17)
+        assert said.startswith(f"the kernel says {label!r} holds it"), said
+        assert ("another referee? sudo systemctl stop table-referee" in said) is referee
+
+
+# -- the database: checked, never created --------------------------------------------------------
+
+
+def test_the_doctor_creates_no_database_and_no_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mock_factory: GpiozeroMockFactory) -> None:
+    fake_pi(tmp_path, monkeypatch, PI4)
+    quiet_speech(monkeypatch, [], [])
+    db = tmp_path / "state" / "table-referee" / "referee.db"
+    out = io.StringIO()
+    doctor.run_doctor(argparse.Namespace(config=None, mock=True, db=str(db)), out=out)
+    assert (f"ok  database: {db} not created yet: the referee creates it at its first start "
+            "(this user may)") in out.getvalue().splitlines()
+    assert not (tmp_path / "state").exists()
+
+
+def test_the_doctor_as_root_leaves_no_file_beside_the_service_users_database(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mock_factory: GpiozeroMockFactory) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root")
+    from referee.store.database import connect
+
+    fake_pi(tmp_path, monkeypatch, PI4)
+    quiet_speech(monkeypatch, [], [])
+    state = tmp_path / "state"
+    state.mkdir()
+    db = state / "referee.db"
+    connect(db).close()
+    for p in (state, db):
+        os.chown(p, 65534, 65534)
+    out = io.StringIO()
+    doctor.run_doctor(argparse.Namespace(config=None, mock=True, db=str(db)), out=out)
+    assert (f"ok  database: {db} (nobody's, 0 games; read only, so that root leaves no file "
+            "beside it: run the doctor as nobody to check writing)") in out.getvalue()
+    assert [p.name for p in state.iterdir()] == ["referee.db"]
+
+
 # -- edge timing and lgpio ---------------------------------------------------------------------------
 
 
@@ -241,10 +344,6 @@ with open(log, "a") as f:
     f.write(f"fifo in {os.getcwd()}\\n")
 raise ImportError("stand-in lgpio: no GPIO chip on this machine")
 '''
-
-
-def as_nobody() -> list[str]:
-    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
 
 
 def test_lgpio_is_imported_from_a_writable_directory_whatever_the_cwd() -> None:
@@ -308,3 +407,79 @@ def test_the_kernels_line_info_is_read_as_the_uapi_lays_it_out() -> None:
     raw = struct.pack("<32s32sIIQ160s16s", b"GPIO22", b"mute", 22, 0, 1 | 8, b"", b"")
     info = parse_line_info(raw)
     assert (info.name, info.consumer, info.used, info.output) == ("GPIO22", "mute", True, True)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# -- a root in RAM: "a pulled plug loses nothing" would silently stop holding -------------------
+
+# /proc/self/mountinfo with raspi-config's Overlay File System on (initramfs overlayroot): the SD
+# card's root read-only underneath, every write in RAM
+OVERLAY_ROOT = """\
+22 28 0:20 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw
+26 1 0:24 / / rw,noatime shared:1 - overlay overlayroot rw,lowerdir=/media/root-ro,upperdir=/r/o
+27 26 179:2 / /media/root-ro ro,relatime shared:2 - ext4 /dev/mmcblk0p2 ro
+30 26 179:1 / /boot/firmware rw,relatime shared:3 - vfat /dev/mmcblk0p1 rw
+"""
+PLAIN_ROOT = """\
+26 1 179:2 / / rw,noatime shared:1 - ext4 /dev/mmcblk0p2 rw
+31 26 0:27 / /run rw,nosuid,nodev shared:4 - tmpfs tmpfs rw,size=81000k
+"""
+
+
+def test_an_overlay_root_a_tmpfs_and_a_read_only_disk_are_named_with_the_fix(tmp_path: Path) -> None:
+    info = tmp_path / "mountinfo"
+    db = Path("/var/lib/table-referee/.local/share/table-referee/referee.db")
+    info.write_text(OVERLAY_ROOT)
+    said = doctor.volatile_storage(db, info)
+    assert said is not None and said.startswith("the root is an overlay in RAM (overlayroot)")
+    assert "raspi-config" in said and "--db" in said
+    assert doctor.volatile_storage(Path("/boot/firmware/r.db"), info) is None  # the vfat is real
+    info.write_text(PLAIN_ROOT)
+    assert doctor.volatile_storage(db, info) is None
+    said = doctor.volatile_storage(Path("/run/referee.db"), info)
+    assert said is not None and said.startswith("/run/referee.db is on tmpfs (RAM)")
+    info.write_text(PLAIN_ROOT.replace("rw,noatime", "ro,noatime"))
+    said = doctor.volatile_storage(db, info)
+    assert said is not None and "read-only file system" in said
+
+
+def test_the_doctor_and_the_start_say_an_overlay_root(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mock_factory: GpiozeroMockFactory) -> None:
+    fake_pi(tmp_path, monkeypatch, PI4)
+    quiet_speech(monkeypatch, [], [])
+    info = tmp_path / "mountinfo"
+    info.write_text(OVERLAY_ROOT)
+    monkeypatch.setattr(doctor, "MOUNTINFO", info)
+    (line,) = fix_lines(run(tmp_path), "database")
+    assert "overlay in RAM" in line
+    # and `referee play` says it at start, after the PIN
+    script = ("import sys; from pathlib import Path; from referee.cli import doctor; "
+              "doctor.MOUNTINFO = Path(sys.argv[1]); from referee.cli.main import main; "
+              "sys.exit(main(sys.argv[2:]))")
+    cmd = [sys.executable, "-c", script, str(info), "play", "spank-the-pig", "--mock",
+           "--no-speech", "--new", "--db", str(tmp_path / "p.db"), "--port", str(free_port())]
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(REPO)})
+    seen = []
+    try:
+        assert proc.stdout is not None
+        for text in proc.stdout:
+            seen.append(text.rstrip("\n"))
+            if text.startswith(("Warning:", "Scoreboard:")) or len(seen) > 20:
+                break
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    pin = next((i for i, text in enumerate(seen) if text.startswith("Table PIN:")), -2)
+    assert pin >= 0, seen
+    # after the PIN (the engine's first phrases print from their own thread meanwhile)
+    assert any(text.startswith("Warning: the root is an overlay in RAM (overlayroot)")
+               for text in seen[pin + 1:]), seen

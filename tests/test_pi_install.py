@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 
 import pytest
 
@@ -152,3 +153,32 @@ def test_pip_is_never_asked_for_a_gpio_library_it_would_have_to_compile() -> Non
     assert not [r for r in extras["pi"] if "gpio" in r.lower()]
     script = (debroot.REPO / "hardware/install.sh").read_text()
     assert "--only-binary=:all:" in script and "python3-rpi.gpio" not in script
+
+
+@needs_root
+def test_a_re_run_with_no_network_needs_no_index(installed) -> None:
+    """A box at a party re-runs install.sh (after a git pull from a laptop, say) with no
+    network: the packages are there (apt is not asked), and pip builds the project with the
+    venv's own hatchling (no build isolation, which fetched hatchling from the index)."""
+    root, first, _ = installed
+    assert first.returncode == 0
+    env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "/srv/no-wheels",
+           "PIP_DISABLE_PIP_VERSION_CHECK": "1", "TABLE_REFEREE_ASOUND_CARDS": "/srv/asound-cards"}
+    (root / "srv/no-wheels").mkdir(exist_ok=True)
+    again = debroot.in_root(root, "bash /srv/table-referee/hardware/install.sh", env=env,
+                            timeout=600)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert "all installed already" in again.stdout
+
+
+def test_a_32_bit_system_is_refused_in_one_line_before_anything_is_installed() -> None:
+    """armhf (32-bit Raspberry Pi OS on a Zero 2 W, Pi 3 or 4): PyPI has no armv7l wheels for
+    numpy, msgspec or cffi, and the installer compiles nothing, so it refuses at once."""
+    env = {**os.environ, "TABLE_REFEREE_ARCH": "armhf"}
+    done = subprocess.run(["bash", str(debroot.REPO / "hardware" / "install.sh"), "--dry-run"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("install.sh: this system is armhf (32-bit): the referee needs 64-bit "
+                           "Raspberry Pi OS") and "flash Raspberry Pi OS Lite (64-bit)" in line
+    assert done.stdout.splitlines() == ["==> dry run: nothing will be changed"]  # nothing else

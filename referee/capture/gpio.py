@@ -36,6 +36,9 @@ How a press becomes an event, in plain words:
   its presses are ignored until it is released (``ButtonReleased``). One held longer than
   ``stuck_after_us`` is reported when it is released, or earlier by ``check_stuck(now_us)``,
   which the engine calls from its own loop (there is no polling thread here).
+* Lost edges: a hold or stuck report re-reads the line first; a line that reads high lost its
+  release edge and is released there and then. A falling edge that starts a burst while the
+  box still thinks the button is down (no rising edge between) is a press too.
 
 LEDs are either one pin per seat (gpiozero ``LED``) or a 74HC595 chain (seat i = output Qi),
 shifted MSB first then latched; with an ``oe`` pin the outputs are enabled only after the first
@@ -147,7 +150,10 @@ class _Input:
         self.stuck = False
         self.held = False  # this hold has been reported (hold-to-pause)
         self.pending_us: int | None = None  # first edge of a press not yet confirmed
+        self.confirm_at_us = 0  # while pending: the line low at or after this confirms it
         self.high_since_us: int | None = None  # while pending: the line went high here
+        self.rejected = False  # this burst's pending press was refused as a glitch
+        self.rejoined = False  # … and the line is low again inside it (a long make-bounce?)
         self.glitches = 0  # rejected low pulses (idle noise)
         self.bounces = 0  # edges inside a burst (contact bounce)
 
@@ -176,19 +182,24 @@ class _Input:
         if start is None:
             return []
         box = self.box
-        if self.low and until >= start + box.confirm_us:
+        if self.low and until >= self.confirm_at_us:
             return self.confirm()
         if not self.low and self.high_since_us is not None:
             if until - self.high_since_us >= box.confirm_us:
+                # a glitch, or a contact open for confirm_us or more in its make-bounce: the
+                # burst goes on, so a low again inside the debounce is that press at its
+                # first edge (never re-stamped at a later contact); after it, a new burst
                 self.pending_us = self.high_since_us = None
                 self.glitches += 1
-                self.last_edge_us = None  # the next falling edge starts a new burst
+                self.rejected, self.burst_done = True, False
                 self.down_since_us = None
         return []
 
     def confirm(self) -> list[object]:
         start, self.pending_us, self.high_since_us = self.pending_us, None, None
         assert start is not None
+        if self.rejoined:  # what was refused was this press's bounce, not a glitch
+            self.rejoined, self.glitches = False, self.glitches - 1
         last = self.last_press_us
         if not self.stuck and (last is None or start - last >= self.box.rearm_us):
             self.last_press_us = start
@@ -201,8 +212,12 @@ class _Input:
         if self.pending_us is not None:
             out += self.settle(t)  # the level held until this edge decides first
         if self.last_edge_us is None or t - self.last_edge_us >= box.debounce_us:
-            self.burst_from_low, self.burst_start_us, self.burst_done = self.low, t, False
-            if not self.low:
+            # low again with no rising edge between: the release was lost (lg's queue, a
+            # missed interrupt), so the line was high before this edge, which is a press
+            was_low = self.low and not (low and self.low)
+            self.burst_from_low, self.burst_start_us, self.burst_done = was_low, t, False
+            self.rejected = self.rejoined = False
+            if not self.burst_from_low:
                 self.down_since_us = None
         else:
             self.bounces += 1
@@ -217,6 +232,10 @@ class _Input:
             if not self.burst_from_low and not self.burst_done:
                 self.burst_done = True
                 self.pending_us = self.burst_start_us
+                # confirmed once low confirm_us from here (after a refused opening: from this
+                # contact, so two glitches never make a press), stamped at the first edge
+                self.confirm_at_us = (t if self.rejected else self.burst_start_us) + box.confirm_us
+                self.rejoined, self.rejected = self.rejected, False
                 if box.confirm_us <= 0:
                     out += self.confirm()
         elif self.burst_from_low:  # the release, or the bounce of it
@@ -376,8 +395,7 @@ class ButtonBox:
                 if inp.high_since_us is not None:  # high now: rejected then, unless an edge
                     times.append(inp.high_since_us + self.confirm_us + delivery)
                 else:
-                    times.append(max(inp.pending_us + self.confirm_us,
-                                     (inp.last_edge_us or 0)) + delivery)
+                    times.append(max(inp.confirm_at_us, (inp.last_edge_us or 0)) + delivery)
             return min(times, default=None)
 
     def _wake_confirmer(self) -> None:
@@ -445,6 +463,10 @@ class ButtonBox:
             for inp in self._inputs.values():
                 since = inp.down_since_us
                 if inp.low and not inp.stuck and since is not None:
+                    due = (not inp.held and inp.seat != JUDGE_SEAT and now - since >= self.hold_us
+                           ) or now - since >= self.stuck_after_us
+                    if due and self._released(inp):
+                        continue
                     if not inp.held and inp.seat != JUDGE_SEAT and now - since >= self.hold_us:
                         inp.held = True
                         found.append(ButtonHeld(inp.seat, inp.button, since + self.hold_us))
@@ -453,6 +475,19 @@ class ButtonBox:
                         found.append(ButtonStuck(inp.seat, inp.button, now, since))
         for event in found:
             self._emit(event)
+
+    def _released(self, inp: _Input) -> bool:
+        """Before a hold or a stuck button is reported: is the line really still low? Its
+        release edge may have been lost (lg drops alerts when its queue is full; a missed
+        interrupt); then it is released now, and its next falling edge is a press. Hold _lock."""
+        try:
+            high = bool(inp.pin.state)
+        except Exception:  # noqa: BLE001 - a pin that cannot be read: trust its edges
+            return False
+        if high:
+            inp.low, inp.down_since_us, inp.held = False, None, False
+            inp.last_edge_us = None  # the next edge starts a burst of its own
+        return high
 
     def next_hold_us(self) -> int | None:
         """When the next hold (or stuck button) is due to be reported, for the engine's sleep."""

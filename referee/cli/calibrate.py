@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from referee.cli.common import UsageError, table_config
@@ -67,8 +68,11 @@ def run_calibrate(args: argparse.Namespace, *, backend: Any = None, out: TextIO 
               "a wired speaker keeps the go-word steady.", file=out)
     path = getattr(args, "config", None)
     if path and not args.dry_run:
-        set_config_value(path, "speech", "output_delay_ms", value)
-        print(f"Wrote output_delay_ms = {value} under [speech] in {path}; restart the referee "
+        saved = set_config_value(path, "speech", "output_delay_ms", value)
+        where = str(saved) if saved == Path(path) else (
+            f"{saved}, this user's drop-in over {path} (which it may not write), merged whenever "
+            "it loads that config")
+        print(f"Wrote output_delay_ms = {value} under [speech] in {where}; restart the referee "
               "(sudo systemctl restart table-referee).", file=out)
     else:
         print(f"Add output_delay_ms = {value} under [speech] in the config.", file=out)

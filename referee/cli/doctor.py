@@ -7,7 +7,7 @@ the device tree: a configured pin it uses is refused), every configured pin (wit
 button reading "pressed" at rest is stuck or wired wrong; a busy pin is named with its real
 owner), audio output (the announcer's own description, underruns, and an HDMI default when a
 better card is there), espeak-ng, pyttsx3 (started in a child process with a timeout), the
-database (opened or created, WAL mode, writable) and the scoreboard address. Every check is
+database (opened, never created: WAL mode, writable) and the scoreboard address. Every check is
 wrapped: one that fails unexpectedly is one FIX line naming the exception. Exit status 0 when
 every line is ok, 1 otherwise.
 """
@@ -24,6 +24,7 @@ import importlib.util
 import io
 import os
 import platform
+import pwd
 import shutil
 import socket
 import sqlite3
@@ -43,6 +44,10 @@ from referee.config import ConfigError, TableConfig, default_config, load_config
 MODEL_FILE = Path("/proc/device-tree/model")
 HAT_DIR = Path("/proc/device-tree/hat")  # the HAT's EEPROM, as the firmware read it at boot
 VCGENCMD = "vcgencmd"
+VCIO = Path("/dev/vcio")  # the firmware's mailbox vcgencmd asks through: root:video 0660
+# the labels a referee's lines carry in the kernel: lg (lgpio's library) names every line it
+# claims "lg" (lgGpiochipOpen: userLabel "lg"); older or other factories
+REFEREE_CONSUMERS = ("lg", "lgpio", "referee", "gpiozero")
 GPIOCHIP_GLOB = "/dev/gpiochip*"
 ASOUND_CARDS = Path("/proc/asound/cards")
 PYTTSX3_TIMEOUT_S = 15.0
@@ -126,16 +131,21 @@ THROTTLE_BITS = {
 }
 
 
-def throttled() -> tuple[int, list[str]] | None:
-    """`vcgencmd get_throttled` as (bits, what they mean); None where vcgencmd is missing."""
+def throttled() -> tuple[int, list[str]] | str | None:
+    """`vcgencmd get_throttled` as (bits, what they mean); None where vcgencmd is missing; what
+    it said where it ran and gave no answer (it cannot open /dev/vcio without the video group)."""
     exe = shutil.which(VCGENCMD)
     if exe is None:
         return None
     try:
         done = subprocess.run([exe, "get_throttled"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    try:
         bits = int(done.stdout.strip().partition("=")[2], 16)
-    except (OSError, ValueError, subprocess.TimeoutExpired):
-        return None
+    except ValueError:
+        said = (done.stdout + done.stderr).strip().splitlines()
+        return said[0] if said else f"exit status {done.returncode}"
     return bits, [text for bit, text in THROTTLE_BITS.items() if bits >> bit & 1]
 
 
@@ -179,17 +189,9 @@ def parse_cards(lines: list[str]) -> list[tuple[int, str, str]]:
 def alsa_default_card(cards: list[tuple[int, str, str]]) -> tuple[int, str, str] | None:
     """The card ALSA plays on by default: `defaults.pcm.card` from /etc/asound.conf (or this
     user's ~/.asoundrc), else card 0."""
-    import re
+    from referee.voice.device import asound_default_name
 
-    wanted: str | None = None
-    for conf in ASOUND_CONFS:
-        try:
-            text = conf.read_text()
-        except OSError:
-            continue
-        found = re.search(r"defaults\.pcm\.card\s+\"?([\w-]+)\"?", text)
-        if found:
-            wanted = found.group(1)
+    wanted = asound_default_name(ASOUND_CONFS)
     for index, ident, name in cards:
         if wanted is None and index == 0 or wanted in (str(index), ident):
             return index, ident, name
@@ -378,6 +380,15 @@ class Doctor:
         if found is None:
             yield ok("power", "not checked (no vcgencmd: sudo apt install libraspberrypi-bin)")
             return
+        if isinstance(found, str):
+            if VCIO.exists() and not os.access(VCIO, os.R_OK | os.W_OK):
+                yield ok("power", f"not checked: this user may not open {VCIO} (the video "
+                                  "group's), so vcgencmd cannot ask the firmware: run sudo "
+                                  "referee doctor, or add the user to the video group (sudo "
+                                  "usermod -aG video USER, then log in again)")
+            else:
+                yield ok("power", f"not checked: vcgencmd get_throttled said {found!r}")
+            return
         bits, what = found
         if bits & 0x50005:  # under-voltage or throttling, now or since boot
             yield fix("power", f"{', '.join(what)} (get_throttled=0x{bits:x}): use the official "
@@ -425,7 +436,7 @@ class Doctor:
         info = line_info(bcm)
         if info is not None and info.consumer:
             parts.append(f"the kernel says {info.consumer!r} holds it")
-            if info.consumer in ("lgpio", "referee", "gpiozero"):
+            if info.consumer in REFEREE_CONSUMERS:
                 parts.append("another referee? sudo systemctl stop table-referee")
         return "; ".join(parts)
 
@@ -460,8 +471,12 @@ class Doctor:
     # -- sound -------------------------------------------------------------------------------
 
     def check_audio(self) -> Iterable[Line]:
-        described, trouble = self._describe_announcer()
         devices = sound_devices()
+        unusable = self._raw_hdmi(devices)
+        if unusable:
+            yield fix("audio output", unusable)
+            return
+        described, trouble = self._describe_announcer()
         if described is None:
             yield fix("audio output", f"the voice does not start ({trouble}): phrases will be "
                                       "printed; see the espeak-ng and pyttsx3 lines below")
@@ -498,6 +513,23 @@ class Doctor:
             return
         counted = "underruns" in self.audio_health
         yield ok("audio output", f"{described}; no underruns" if counted else described)
+
+    def _raw_hdmi(self, devices: list[str]) -> str | None:
+        """FIX text when [speech] device names a raw HDMI device nothing routes through ALSA's
+        plugins (it takes only IEC958 frames: PortAudio cannot open it)."""
+        wanted = self._config().speech.get("device")
+        if wanted is None or not devices:
+            return None
+        from referee.voice.device import OutputDevice, alsa_default_card, choose_device, route
+
+        listed = [OutputDevice(i, name, 48000.0) for i, name in enumerate(devices)]
+        device = choose_device(listed, wanted)
+        if device is None:
+            return None
+        routed, why = route(device, listed, alsa_default_card())
+        if routed is not None:
+            return None
+        return f'{why}; or name another card in [speech] device (device = "{wanted}" now)'
 
     def _speaker_advice(self) -> str:
         if has_jack(self.model) or self.model is None:
@@ -610,17 +642,39 @@ class Doctor:
     # -- storage and network -----------------------------------------------------------------
 
     def check_database(self) -> Iterable[Line]:
+        """Checked, never created: the doctor makes no database, no folder, no file beside one
+        (as root, before the service's first start, it would be root's)."""
         from referee.cli.table import default_db
-        from referee.store.database import BadDatabase, connect
+        from referee.store.database import StoreError, connect
 
         given = getattr(self.args, "db", None) or self._config().db
         path = Path(given) if given else default_db()
+        volatile = volatile_storage(path)
+        if volatile:
+            yield fix("database", volatile)
+            return
+        if not path.exists():
+            blocked = _not_creatable(path)
+            if blocked:
+                yield fix("database", f"{path} cannot be opened ({blocked}): make {path.parent} "
+                                      "a writable folder for this user, or give --db PATH")
+            else:
+                yield ok("database", f"{path} not created yet: the referee creates it at its "
+                                     "first start (this user may)")
+            return
         try:
-            conn = connect(path)
-        except BadDatabase as exc:  # damaged, foreign or newer: its own line says the fix
+            owner = path.stat().st_uid
+            if os.geteuid() == 0 and owner != 0:  # read it as it is: leave nothing of root's
+                yield from self._database_read_only(path, owner)
+                return
+            if path.stat().st_size:  # damaged, foreign or newer: read only, its own line
+                connect(path, readonly=True).close()
+            conn = sqlite3.connect(path.resolve().as_uri() + "?mode=rw", uri=True,
+                                   isolation_level=None)
+        except StoreError as exc:  # (BadDatabase among them) the line says the fix
             yield fix("database", str(exc))
             return
-        except Exception as exc:  # noqa: BLE001
+        except (OSError, sqlite3.Error) as exc:
             yield fix("database", f"{path} cannot be opened ({exc}): make {path.parent} a "
                                   "writable folder for this user, or give --db PATH")
             return
@@ -645,6 +699,24 @@ class Doctor:
                                   "system?): keep the database on the Pi's own storage")
             return
         yield ok("database", f"{path} (WAL, writable, {count} game{'s' * (count != 1)})")
+
+    def _database_read_only(self, path: Path, owner: int) -> Iterable[Line]:
+        try:
+            name = pwd.getpwuid(owner).pw_name
+        except KeyError:
+            name = f"uid {owner}"
+        try:
+            conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
+            try:
+                count = conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            yield fix("database", f"{path} cannot be read ({exc}): is it the referee's?")
+            return
+        yield ok("database", f"{path} ({name}'s, {count} game{'s' * (count != 1)}; read only, "
+                             f"so that root leaves no file beside it: run the doctor as {name} "
+                             "to check writing)")
 
     def check_scoreboard(self) -> Iterable[Line]:
         config = self._config()
@@ -699,6 +771,54 @@ def lgpio_cause(warning: str) -> str:
         return ("python3-lgpio is not installed, or the venv cannot see it: sudo apt install "
                 "python3-lgpio; the venv needs --system-site-packages")
     return warning.strip()
+
+
+MOUNTINFO = Path("/proc/self/mountinfo")
+
+
+def volatile_storage(path: Path, mountinfo: Path | None = None) -> str | None:
+    """Why a database at `path` would not survive a pulled plug: the mount holding it is
+    Raspberry Pi OS's overlay root (raspi-config's Overlay File System: initramfs overlayroot,
+    writes go to RAM), a tmpfs, or read-only; None when it is ordinary storage (or unknown)."""
+    try:
+        lines = (mountinfo or MOUNTINFO).read_text().splitlines()
+    except OSError:
+        return None
+    target = os.path.abspath(path)
+    best: tuple[int, str, str, str] | None = None
+    for line in lines:
+        head, sep, tail = line.partition(" - ")
+        fields, more = head.split(), tail.split()
+        if not sep or len(fields) < 6 or len(more) < 2:
+            continue
+        point = fields[4].replace("\\040", " ")
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and (best is None or len(point) > best[0]):
+            best = (len(point), more[0], more[1], fields[5])
+    if best is None:
+        return None
+    _, fstype, source, options = best
+    fix = ("turn the overlay off (sudo raspi-config: Performance Options, Overlay File System) "
+           "or give --db on a writable partition")
+    if fstype == "overlay" and source == "overlayroot":
+        return f"the root is an overlay in RAM (overlayroot): the game log is lost at power-off; {fix}"
+    if fstype in ("tmpfs", "ramfs"):
+        return f"{path} is on {fstype} (RAM): the game log is lost at power-off; give --db on the SD card"
+    if "ro" in options.split(","):
+        return f"{path} is on a read-only file system: nothing can be logged; {fix}"
+    return None
+
+
+def _not_creatable(path: Path) -> str:
+    """Why this user could not create `path` (and its missing folders); "" if it could."""
+    here = path.parent
+    while not here.exists():
+        here = here.parent
+    if not here.is_dir():
+        return f"{here} is a file, not a folder"
+    if not os.access(here, os.W_OK | os.X_OK):
+        return f"{here} is not writable by this user"
+    return ""
 
 
 def _in_group(name: str) -> bool | None:

@@ -155,6 +155,11 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
         print(f"Table Referee {__version__}: {title} for "
               f"{', '.join(s.name for s in config.seats)}", file=out)
         print(f"Table PIN: {table.pin}", file=out)
+        from referee.cli.doctor import volatile_storage
+
+        volatile = volatile_storage(Path(table.store.path))
+        if volatile:  # said at start: "a pulled plug loses nothing" does not hold here
+            print(f"Warning: {volatile}", file=out)
         if server is not None:
             print(f"Scoreboard: {server.url}", file=out)
     except BaseException:

@@ -24,10 +24,12 @@ fixed when PortAudio starts; and an unplugged speaker simply stops calling back.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from referee.clock import now_us
@@ -141,6 +143,78 @@ def choose_device(devices: Sequence[OutputDevice], wanted: str | int | None) -> 
     return next((d for d in devices if fragment in d.name.casefold()), None)
 
 
+# -- ALSA's own routing ------------------------------------------------------------------------
+#
+# PortAudio lists each card's raw device, "vc4-hdmi-0: MAI PCM i2s-hifi-0 (hw:0,0)" or "USB
+# Audio Device: - (hw:2,0)", beside ALSA's named PCMs ("sysdefault", "default"). A raw hw: device
+# gets no plugin: the Pi's vc4-hdmi takes only IEC958 subframes (its ALSA card config wraps it in
+# an iec958 plug for "default"), so PortAudio cannot open it for plain PCM; and a raw USB card is
+# held exclusively, so referee doctor, calibrate and speech say get EBUSY while the service
+# plays. ALSA's `default` goes through plug and dmix (and iec958 for HDMI). So a card that
+# /etc/asound.conf (or ~/.asoundrc) makes ALSA's default is played through `default`.
+
+ASOUND_CONFS = (Path("/etc/asound.conf"), Path.home() / ".asoundrc")
+ASOUND_CARDS = Path("/proc/asound/cards")
+_RAW = re.compile(r"\(hw:(\d+),\d+\)\s*$")
+
+
+def asound_default_name(confs: Sequence[Path] = ASOUND_CONFS) -> str | None:
+    """The card `defaults.pcm.card` names (an id or an index) in /etc/asound.conf or this user's
+    ~/.asoundrc (the later one wins, as ALSA reads them); None when none names one."""
+    wanted: str | None = None
+    for conf in confs:
+        try:
+            text = conf.read_text()
+        except OSError:
+            continue
+        found = re.search(r"defaults\.pcm\.card\s+\"?([\w-]+)\"?", text)
+        if found:
+            wanted = found.group(1)
+    return wanted
+
+
+def alsa_default_card() -> int | None:
+    """The index of the card ALSA's configs make the default (`asound_default_name`)."""
+    wanted = asound_default_name(ASOUND_CONFS)
+    if wanted is None:
+        return None
+    if wanted.isdigit():
+        return int(wanted)
+    try:
+        cards = ASOUND_CARDS.read_text()
+    except OSError:
+        return None
+    for line in cards.splitlines():
+        found = re.match(r"\s*(\d+)\s*\[\s*([^\]]*?)\s*\]", line)
+        if found and found.group(2) == wanted:
+            return int(found.group(1))
+    return None
+
+
+def raw_card(device: OutputDevice) -> int | None:
+    """The card of a raw ALSA device ("... (hw:2,0)"), else None."""
+    found = _RAW.search(device.name)
+    return int(found.group(1)) if found else None
+
+
+def route(device: OutputDevice, devices: Sequence[OutputDevice],
+          default_card: int | None) -> tuple[OutputDevice | None, str | None]:
+    """What to open for `device`: ALSA's `default` when `device` is the raw device of the card
+    ALSA's default plays on; (None, why) for a raw HDMI device nothing routes (unusable)."""
+    card = raw_card(device)
+    if card is None:
+        return device, None
+    plugged = next((d for d in devices if d.name == "default"), None)
+    if card == default_card and plugged is not None:
+        return plugged, None
+    if device.is_hdmi:
+        return None, (f"sound device {device.name!r} is HDMI's raw device, which takes only "
+                      "IEC958 frames: make HDMI ALSA's default (sudo hardware/install.sh "
+                      "--sound-card hdmi writes /etc/asound.conf), then the referee plays "
+                      "through ALSA's default (plug, iec958)")
+    return device, None
+
+
 def _underflow(status: Any) -> bool:
     flag = getattr(status, "output_underflow", None)
     return bool(status) if flag is None else bool(flag)
@@ -161,8 +235,10 @@ class SoundDeviceSink:
         stall_s: float = STALL_S,
         rescan_s: float = RESCAN_S,
         on_health: Callable[[str | None], None] | None = None,
+        default_card: Callable[[], int | None] = alsa_default_card,
     ) -> None:
         self.backend: Backend = backend if backend is not None else SoundDeviceBackend()
+        self.default_card = default_card
         self.wanted = device
         self.samplerate = samplerate or 22050
         self.latency = latency
@@ -273,6 +349,10 @@ class SoundDeviceSink:
                 f"device in [speech]")
             return self._trouble(what + "; looking again every "
                                  f"{self.rescan_s:g} s")
+        routed, unusable = route(device, devices, self.default_card())
+        if routed is None:
+            return self._trouble(unusable or f"sound device {device.name!r} is not usable")
+        device = routed
         if self.callbacks == 0:  # the first stream sets the rate; every later one keeps it
             rate = self.backend.rate_for(device, self.samplerate)
             if rate != self.samplerate:

@@ -148,8 +148,7 @@ def spank_rounds(factory: MockFactory, seats: int, rounds: int, rng: random.Rand
     try:
         # the stub's cue sounds 3 ms after the call, not a cadence later: an early window (by
         # default the cadence's length) would reach back over the previous race's last press
-        opts = {"deck": str(seats * (rounds + 20)), "doubles": "off", "tempo_ms": "100",
-                "early_ms": "0"}
+        opts = {"deck": seats * (rounds + 20), "doubles": "off", "tempo_ms": 100, "early_ms": 0}
         engine = table.start("spank-the-pig", opts, resume=False)
         tie = engine.rules.options["tie_us"]
         watch = Rulings()

@@ -4,6 +4,7 @@ the keypad's NO on an open claim. Each pins a defect an evening found (issue 22)
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -24,6 +25,18 @@ def ready_all(sim: SimTable) -> None:
     for seat in SEATS:
         sim.press(seat)
     sim.until(lambda s: "Pass!" in sim.said())
+
+
+def printed_pig(tmp_path: Path, mock_factory: MockFactory) -> SimTable:
+    """A three-life Pig table with printed phrases (its rhythm, not its sound), every seat
+    ready and the passing begun."""
+    sim = SimTable(tmp_path / "pig.db", mock_factory, SEATS, None, out=io.StringIO())
+    sim.start("pig", {"lives": "3", "window_ms": "15000", "pause_ms": "300"})
+    sim.until(lambda s: s["phase"] == "ready")
+    for seat in SEATS:
+        sim.press(seat)
+    sim.wait(3000)
+    return sim
 
 
 def lines(sim: SimTable, game_id: int | None = None) -> list[dict[str, object]]:
@@ -125,17 +138,10 @@ def test_presses_after_too_close_to_call_are_shown_late_never_swallowed(
         tmp_path: Path, mock_factory: MockFactory) -> None:
     """After "Too close to call", presses in the rest of the claim's window belong to it and
     change nothing: the pages get them as late for that round (before: nothing at all)."""
-    import io
-
     from referee.capture.keyboard import _press_note
 
-    sim = SimTable(tmp_path / "pig.db", mock_factory, SEATS, None, out=io.StringIO())
+    sim = printed_pig(tmp_path, mock_factory)
     try:
-        sim.start("pig", {"lives": "3", "window_ms": "15000", "pause_ms": "300"})
-        sim.until(lambda s: s["phase"] == "ready")
-        for seat in SEATS:
-            sim.press(seat)
-        sim.wait(3000)
         claim = sim.clock.t + 1_000_000
         sim.press("Blue", claim)
         sim.press("Red", claim + 300_000)
@@ -157,15 +163,8 @@ def test_a_pause_after_a_claim_is_ruled_pauses_at_once_not_when_its_window_ends(
         tmp_path: Path, mock_factory: MockFactory) -> None:
     """The judge pauses once the claim is ruled: "Paused." at once, and the rest of the claim's
     window does not run on as play (before: the table paused only when the 15 s window ended)."""
-    import io
-
-    sim = SimTable(tmp_path / "pig.db", mock_factory, SEATS, None, out=io.StringIO())
+    sim = printed_pig(tmp_path, mock_factory)
     try:
-        sim.start("pig", {"lives": "3", "window_ms": "15000", "pause_ms": "300"})
-        sim.until(lambda s: s["phase"] == "ready")
-        for seat in SEATS:
-            sim.press(seat)
-        sim.wait(3000)
         claim = sim.clock.t + 1_000_000
         for i, seat in enumerate(SEATS):
             sim.press(seat, claim + 200_000 * i)  # Green last: ruled at once
@@ -187,15 +186,8 @@ def test_a_pause_during_an_open_claim_waits_for_its_ruling(
         tmp_path: Path, mock_factory: MockFactory) -> None:
     """Paused while a claim is undecided: the presses still answer it, and the table pauses once
     it is ruled."""
-    import io
-
-    sim = SimTable(tmp_path / "pig.db", mock_factory, SEATS, None, out=io.StringIO())
+    sim = printed_pig(tmp_path, mock_factory)
     try:
-        sim.start("pig", {"lives": "3", "window_ms": "15000", "pause_ms": "300"})
-        sim.until(lambda s: s["phase"] == "ready")
-        for seat in SEATS:
-            sim.press(seat)
-        sim.wait(3000)
         claim = sim.clock.t + 1_000_000
         sim.press("Blue", claim)
         sim.engine.command("pause")

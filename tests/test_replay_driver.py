@@ -90,3 +90,33 @@ def test_a_log_driven_in_pieces_counts_the_cues_of_the_pieces_before() -> None:
     with pytest.raises(ReplayError) as info:
         drive(rules, [(5, Facts(2, {"pigs": 0}))], cues_before=1)
     assert str(info.value) == "line 5: round 2 has no cue before this line (cues so far: 1)"
+
+
+def test_a_logs_judge_lines_re_rule_the_game_once_not_once_each(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twenty-four judge lines after a whole game re-rule it once, from the earliest round they
+    name (each re-ruling from its round to the last made a long log's replay quadratic: 1000
+    rounds took 5 s instead of 0.1 s)."""
+    seats = ("Blue", "Red", "Green")
+    timed: list[tuple[int, Cue | Press | Penalty]] = []
+    for n in range(24):  # a 72-card deck at three seats: 24 rounds; Green last every time
+        t = (n + 1) * 10 * S
+        timed.append((len(timed) + 2, Cue(t)))
+        timed += [(len(timed) + 2, Press(t + 100_000 + 10_000 * i, seat))
+                  for i, seat in enumerate(seats)]
+    judged = [(len(timed) + 2 + n, Penalty(n + 1, "Blue", 1, "slapped the hippo"))
+              for n in range(24)]
+
+    def folds_of(lines: list[tuple[int, Cue | Press | Penalty]]) -> tuple[int, SpankThePig]:
+        rules = SpankThePig(seats, {"doubles": "off"})
+        starts: list[int] = []
+        real = rules._fold
+        monkeypatch.setattr(rules, "_fold", lambda start: (starts.append(start), real(start))[1])
+        drive(rules, lines)
+        return len(starts), rules
+
+    without, _ = folds_of(timed)
+    with_judge, rules = folds_of(timed + judged)
+    assert with_judge - without <= 1  # the judge lines: one re-ruling
+    assert {r.seat: r.score for r in rules.standings().seats} == {"Blue": 24, "Red": 0,
+                                                                  "Green": 24}

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from bisect import bisect_left, insort
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, ClassVar, Protocol
@@ -154,6 +155,7 @@ class Rules(ABC):
         self.judged: dict[int, list[Facts | Penalty]] = {}  # the same, by round
         self.changed: set[int] = set()
         self.stale: int | None = None  # the earliest round whose rulings must be re-derived
+        self._batched = False  # inside `batch`: inputs wait for one re-ruling at its end
 
     # -- what the game declares -------------------------------------------------------------
 
@@ -288,9 +290,23 @@ class Rules(ABC):
         self.apply(event)
 
     def apply(self, event: Event) -> None:
-        """Take one event that `check` has passed, and re-rule what it made stale."""
+        """Take one event that `check` has passed, and re-rule what it made stale (inside
+        `batch`: once, when the batch ends)."""
         self._take(event)
-        self.sync()
+        if not self._batched:
+            self.sync()
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Take many events and re-rule once at the end (a log's judge lines, each of which
+        would re-rule from its round to the last: quadratic on a long log). Nothing may be
+        read from the rules inside the batch but what its inputs' checks read."""
+        self._batched = True
+        try:
+            yield
+        finally:
+            self._batched = False
+            self.sync()
 
     def _take(self, event: Event) -> None:
         if isinstance(event, Press):

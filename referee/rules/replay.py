@@ -64,16 +64,17 @@ def drive(rules: Rules, lines: Iterable[tuple[int, Event]], *, finish: bool = Tr
         last_t = t_us
     if finish:
         rules.finish()
-    for line, ev in judge:
-        try:
-            if isinstance(ev, Facts | Penalty):
-                rules.check_round(ev.round)
-                opener = rules.opened_by(ev.round)  # a claim (Pig) must come before its judging
-                if opener is not None and press_lines.get(opener, 0) > line:
-                    raise RulesError(f"round {ev.round} is opened by the press on line "
-                                     f"{press_lines[opener]}, after this line; a judge line "
-                                     f"comes after the claim it judges")
-            rules.feed(ev)
-        except RulesError as exc:
-            raise ReplayError(line, str(exc)) from None
+    with rules.batch():  # the judge lines re-rule once, from the earliest round they name
+        for line, ev in judge:
+            try:
+                if isinstance(ev, Facts | Penalty):
+                    rules.check_round(ev.round)
+                    opener = rules.opened_by(ev.round)  # a claim (Pig) comes before its judging
+                    if opener is not None and press_lines.get(opener, 0) > line:
+                        raise RulesError(f"round {ev.round} is opened by the press on line "
+                                         f"{press_lines[opener]}, after this line; a judge line "
+                                         f"comes after the claim it judges")
+                rules.feed(ev)
+            except RulesError as exc:
+                raise ReplayError(line, str(exc)) from None
     return last_t

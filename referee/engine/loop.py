@@ -415,9 +415,10 @@ class Engine:
         for number in changed:  # (whether the judge made the change, remembered while held)
             self.held[number] = self.held.get(number, False) or self.correcting
         # a correction of an older round is said between rounds, never over a call or a race
-        calling = self.cue_us is not None or self.rules.status().race_open
+        current = self.rules.round_count()
         for number in sorted(self.held):
-            if calling and number in self.announced and number < self.rules.round_count():
+            if (number in self.announced and number < current
+                    and (self.cue_us is not None or self.rules.status().race_open)):
                 continue
             self._announce(number, judged=self.held.pop(number))
         if changed or self.phase() != self.shown_phase:

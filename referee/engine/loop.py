@@ -303,9 +303,10 @@ class Engine:
         what = self.rhythm.press(press.seat, press.t_us)
         if what == "game":
             number = self.rules.round_count()
-            late = self.rules.late(number) if number else {}
+            ruled = number in self.announced  # only a ruled round's window takes a late press
+            late = self.rules.late(number) if ruled else {}
             self.feed(press)
-            if number and self.rules.late(number) != late:  # shown as late, never lost
+            if ruled and self.rules.late(number) != late:  # shown as late, never lost
                 self._publish("state", self.snapshot())
             return
         self.presses_not_played += 1

@@ -26,6 +26,7 @@ from referee.events import (
     ButtonReleased,
     ButtonStuck,
     Cue,
+    End,
     Event,
     Facts,
     GameStart,
@@ -36,7 +37,7 @@ from referee.events import (
     Undo,
 )
 from referee.rules.base import Rules
-from referee.rules.declare import Call, Fact, RulesError
+from referee.rules.declare import VOID, Call, Fact, RulesError
 from referee.rules.replay import drive
 from referee.store.database import StorageFull, Store
 from referee.store.tablelog import new_rules
@@ -127,7 +128,8 @@ class Engine:
             pause_us=pace.pause_ms * 1000,
             quiet_rounds=pace.quiet_rounds if self.auto else None,
             round_limit=PRACTICE_ROUNDS if practice else None), ready=ready and self.auto)
-        self.ended = False  # over, or ended by the judge: nothing more is fed or said
+        self.ended = False  # an end line written (the judge's End, a practice over): no more
+        # cues or presses are fed; the judge may still correct the rounds before it
         self.final: dict[str, Any] | None = None  # the final standings line, once over
         self.cue_us: int | None = None  # the coming cue's time, until it has passed
         self.last_cue_us: int | None = None
@@ -249,8 +251,7 @@ class Engine:
     def next_wake(self) -> int | None:
         """The next instant something can happen without an input (a past one: at once)."""
         now = self.now()
-        # ended by the judge, a race still open is never closed (nothing more is fed): no wake
-        closes = None if self.ended else self.rules.status().closes_at_us
+        closes = self.rules.status().closes_at_us  # (none once ended: the end closed them)
         times = [None if closes is None else closes + self.delivery_us, self.cue_us,
                  self.next_pass_us]
         if self.auto:
@@ -364,8 +365,9 @@ class Engine:
         }.get(self.rhythm.phase, f"nothing to pause now ({self.phase()})")
 
     def feed(self, event: Event) -> None:
-        """Log, then act: the log always holds every event the rules have seen."""
-        if self.ended:
+        """Log, then act: the log always holds every event the rules have seen. Once an end
+        line is written, cues and presses count for nothing and are not written."""
+        if self.ended and isinstance(event, Press | Cue | End):
             return
         try:
             self.rules.check(event)  # what the rules refuse never reaches the log
@@ -409,8 +411,6 @@ class Engine:
         if self.leds is not None:
             self.leds.check_stuck(now - self.offset_us)  # holds come back through the queue
         self._deal_next(now)
-        if self.ended:
-            return
         self.rules.advance(now - self.delivery_us)  # only time every press has reached
         changed = self.rules.take_changed()
         for number in changed:  # (whether the judge made the change, remembered while held)
@@ -452,7 +452,8 @@ class Engine:
             earliest = self.last_cue_us + (pace.turn_ms - pace.tempo_ms - 100) * 1000
         quiet = self.announcer.quiet_at()
         view = View(rounds=self.rules.round_count(), race_open=status.race_open,
-                    current_awaits=current_awaits, over=over, can_call=call is not None,
+                    current_awaits=current_awaits, over=over,
+                    can_call=call is not None and not self.ended,
                     quiet_at=None if quiet is None else quiet + self.offset_us,
                     earliest_call=earliest, deciding=self._deciding(status.race_open))
         before = self.rhythm.phase
@@ -492,7 +493,12 @@ class Engine:
         self._publish("over", final)
 
     def _practice_over(self) -> None:
-        """A practice game has no sudden death and no champion: the real game's Ready step."""
+        """A practice game has no sudden death and no champion: it ends with an end line, then
+        the real game's Ready step."""
+        try:
+            self.feed(End(self.now()))
+        except StorageFull:
+            pass  # said once (`_full`); the practice is over all the same
         self.say("practice_over", {})
         self._mark("ended", True)
         self._switch()
@@ -595,10 +601,14 @@ class Engine:
                       and not any(isinstance(o, Awaiting) for o in before))
         old = [o for o in before or () if isinstance(o, Ruling)]
         if correction and any(r not in rulings for r in old):
-            # a ruling was taken back: say each seat's change, then the new rulings why
-            changes = correction_changes(old, rulings, self.book)
-            if changes:  # (no score changed: the new rulings below say why)
-                self.say("correction", {"round": number, "changes": changes}, interrupt=True)
+            if self.rules.facts_for(number).get(VOID.name):
+                self.say("voided", {"round": number}, interrupt=True)  # "Round 7 voided."
+            else:
+                # a ruling was taken back: say each seat's change, then the new rulings why
+                changes = correction_changes(old, rulings, self.book)
+                if changes:  # (no score changed: the new rulings below say why)
+                    self.say("correction", {"round": number, "changes": changes},
+                             interrupt=True)
         new = [r for r in rulings if r not in old]
         if new or not correction:
             for r in new:  # a penalty given: said with its reason, as any ruling
@@ -650,14 +660,12 @@ class Engine:
 
     def _judge_key(self, key: str) -> None:
         """The keypad: YES / NO answer the judge's question; otherwise YES starts or resumes
-        play (or the next game), NO pauses; UNDO reverts the latest judge action of the current
-        or previous round only (older rounds are corrected from the judge panel)."""
+        play (or the next game), NO rejects the claim in play or pauses; UNDO reverts the
+        latest change to the score in the current or previous round only (older rounds are
+        corrected from the judge panel)."""
         if key == "undo":
-            latest = self.rules.judge_log[-1].round if self.rules.judge_log else None
-            if latest is None or latest < self.rules.round_count() - 1:
+            if not self._undo(reach=max(1, self.rules.round_count() - 1)):
                 self.say("nothing_to_undo", {})
-            else:
-                self.feed(Undo())
             return
         awaiting = self.rules.status().awaiting
         if awaiting is None:
@@ -707,6 +715,7 @@ class Engine:
             commands.Resume: changes(self._resume),  # idempotent: a table playing plays on
             commands.Start: changes(self._start_play),  # idempotent too
             commands.End: changes(self._end),
+            commands.UndoLatest: changes(self._on_undo),
             commands.NextGame: changes(self.next_game),
             commands.NextRound: changes(self._on_next_round),
             commands.SayStandings: lambda _: self._on_standings(),
@@ -716,6 +725,20 @@ class Engine:
             commands.Snapshot: lambda _: self.snapshot(),
             commands.PressNote: lambda c: self.press_note(c.seat, c.button),
         }
+
+    def _undo(self, reach: int | None = None) -> bool:
+        """UNDO: revert the latest change to the score, whatever made it (`Rules.undo_step`):
+        a judge action withdrawn, or a round ruled from presses alone voided (said: "Round 7
+        voided."). `reach`: the earliest round it may touch (None: any). False: nothing to undo."""
+        step = self.rules.undo_step(reach)
+        if step is None:
+            return False
+        self.feed(step)
+        return True
+
+    def _on_undo(self) -> None:
+        if not self._undo():
+            raise ValueError("nothing to undo: no ruling or judge action changed the score yet")
 
     def _on_pause(self) -> None:
         if not self._pause():
@@ -736,8 +759,10 @@ class Engine:
         return st.to_json()
 
     def _end(self) -> None:
-        """The judge ends the game early: the leaders as they stand are the (co-)champions."""
-        if self.ended:
+        """The judge ends the game early: an end line, so the log replays to the same end. A
+        race open now closes now (its ruling is said); the leaders as they stand are the
+        (co-)champions, once no question is open (the judge answers it first)."""
+        if self.ended or self.rhythm.phase is Phase.OVER:
             raise ValueError("the game is already over")
         if self.practice:
             self._practice_over()
@@ -745,15 +770,11 @@ class Engine:
         if self.cue_us is not None and self.now() < self.cue_us:
             self.announcer.cut_calls()  # nothing of the old game is said after the champion
             self.cue_us = None
-        st = self.rules.standings()
-        final = st.to_json()
-        if not st.final:
-            leaders = self.rules.leaders({r.seat: r.score for r in st.seats if not r.out})
-            final["final"] = True
-            final["winners"] = [s for s in self.rules.seats if s in leaders]
-        self._mark("ended", True)
+        now = self.now()
+        self.feed(End(now))
         self.ended = True
-        self._over(final)
+        self._mark("ended", True)
+        self.step(now)  # the race cut by the end is ruled and said, then the game over
 
     # -- what the scoreboard shows -------------------------------------------------------------
 
@@ -762,7 +783,7 @@ class Engine:
 
     def phase(self) -> str:
         status = self.rules.status()
-        if self.ended or self.rhythm.phase is Phase.OVER or (status.over and not self.auto):
+        if self.rhythm.phase is Phase.OVER or (status.over and not self.auto):
             return "over"
         shown = self.PHASES.get(self.rhythm.phase)
         if shown is not None and (self.auto or shown == "paused"):
@@ -806,7 +827,7 @@ class Engine:
             game_id=self.game_id, practice=self.practice, phase=self.phase(),
             round=self._shown_round(), turn=self._turn(),
             ready=tuple(s for s in self.rules.seats if s in self.rhythm.ready),
-            final=self.final if self.ended else None,  # ended early: the leaders as they stood
+            final=None,
             said=self.last_said, cue_word=self.cue_word, call=self.calling,
             stuck=tuple(sorted(f"{s} {b}" for s, b in self.stuck)),
             storage_full=self.storage_full))
@@ -829,9 +850,10 @@ def open_game(
     rules = new_rules(start)
     full = GameStart(start.game, start.seats, dict(rules.options))
     if practice:
-        rules = new_rules(GameStart(start.game, start.seats, rules.practice_options()))
-    game_id = store.new_game(GameStart(start.game, start.seats, dict(rules.options)),
-                             practice=practice)
+        rules = new_rules(GameStart(start.game, start.seats, rules.practice_options(),
+                                    practice=True))
+    game_id = store.new_game(GameStart(start.game, start.seats, dict(rules.options),
+                                       practice=practice))
     return Engine(rules, store, game_id, announcer, practice=practice, next_start=full, **kw)
 
 
@@ -855,6 +877,7 @@ def resume_game(store: Store, game_id: int, announcer: Announcer, **kw: Any) -> 
     engine = Engine(rules, store, game_id, announcer, offset_us=offset,
                     practice=bool(row["practice"]), ready=ready, **kw)
     engine.announced.update({m["round"]: [] for m in ruled_marks})  # ruled before the stop
+    engine.ended = rules.end_us is not None  # an end line: nothing more is played
     cut = engine.cut_round()
     if cut is not None:
         engine.feed(Facts(cut, {"void": True}))

@@ -393,7 +393,7 @@ class Store:
         game_id = self._write(
             "INSERT INTO games (game, seats, options, practice, created) VALUES (?, ?, ?, ?, ?)",
             (start.game, json.dumps(list(start.seats)), json.dumps(dict(start.options)),
-             int(practice), created),
+             int(practice or start.practice), created),
             durable=True,
         )
         if self.demo:
@@ -454,7 +454,7 @@ def games(conn: sqlite3.Connection, *, include_practice: bool = False) -> list[d
 
 
 def game_start(row: dict[str, Any]) -> GameStart:
-    return GameStart(row["game"], tuple(row["seats"]), row["options"])
+    return GameStart(row["game"], tuple(row["seats"]), row["options"], bool(row["practice"]))
 
 
 def events(conn: sqlite3.Connection, game_id: int) -> Iterator[Event]:

@@ -19,6 +19,7 @@ import msgspec
 from referee.events import (
     Awaiting,
     Cue,
+    End,
     Event,
     Facts,
     GameStart,
@@ -52,7 +53,7 @@ class LoggedEvent:
 
 _LINE = msgspec.json.Decoder(Event)
 _TAGS: dict[str, type[Event]] = {
-    str(cls.__struct_config__.tag): cls for cls in (GameStart, Cue, Press, Facts, Penalty, Undo)
+    str(cls.__struct_config__.tag): cls for cls in (GameStart, Cue, Press, Facts, Penalty, Undo, End)
 }
 _SHAPE_FIELDS = frozenset({"type", "round"})  # a facts line's own fields; the rest are facts
 
@@ -117,6 +118,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
     if isinstance(event, Facts):  # the values are the line's own fields
         return {"type": "facts", "round": event.round, **event.values}
     out: dict[str, Any] = msgspec.to_builtins(event)
+    if isinstance(event, GameStart) and not event.practice:
+        del out["practice"]  # said only of a practice game
     return out
 
 
@@ -155,7 +158,9 @@ def new_rules(start: GameStart, overrides: Mapping[str, Any] | None = None) -> R
     game declares; the line's own options are JSON values, taken as they are typed."""
     cls = rules_for(start.game)
     given = options_from_text(cls.known_options(), overrides or {}, start.game)
-    return cls(start.seats, {**start.options, **given})
+    rules = cls(start.seats, {**start.options, **given})
+    rules.practice = start.practice  # no sudden death, no champion
+    return rules
 
 
 def replay(lines: Iterable[str], overrides: Mapping[str, Any] | None = None) -> Replay:

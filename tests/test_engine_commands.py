@@ -676,4 +676,4 @@ def test_commands_are_typed_and_a_name_with_a_field_it_does_not_take_is_refused(
         s.command("pause", seat="Blue")
     assert sorted(COMMANDS) == ["end", "feed", "next_game", "next_round", "pause", "press_note",
                                 "resume", "snapshot", "standings", "start", "step", "stop",
-                                "wake"]
+                                "undo", "wake"]

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from referee.store.tablelog import LogError
-from tests.rules_log import FOUR, MS, S, THREE, cue, facts, game, press, rulings, run
+from tests.rules_log import FOUR, MS, THREE, S, cue, facts, game, press, rulings, run
 
 
 def end(t_us: int) -> dict[str, Any]:

@@ -219,6 +219,21 @@ def test_the_setup_page_starts_a_game_with_chosen_seats(browser: Any, live: Live
     assert live.table.config.seats[0].colour == "#ff8800"
 
 
+def test_the_setup_page_shows_each_options_declared_range(browser: Any, live: Live) -> None:
+    """Each number option's range, as its game declares it (and every way it arrives enforces
+    it: tests/test_input_limits.py), is on the setup page beside the option."""
+    from referee.rules.registry import games
+
+    setup = page(browser, live.url + "setup")
+    for name, cls in games().items():
+        setup.select_option("#game", name)
+        for opt in cls.known_options().values():
+            if opt.kind != "number":
+                continue
+            hint = setup.locator(f"label[for=opt-{opt.name}] .hint").inner_text()
+            assert f"{opt.lo} to {opt.hi}" in hint, (name, opt.name, hint)
+
+
 def test_screenshots(browser: Any, mock_factory: Any, tmp_path: Path) -> None:
     """A few rounds, then a split round: the table on a TV and a phone, and the judge panel.
 

@@ -360,10 +360,9 @@ class Store:
         except OSError as exc:
             raise StoreError(f"database {str(self.path)!r}: {exc.strerror}; check the path and "
                              f"its permissions") from None
+        if free_bytes(self.path.parent) < MIN_FREE_BYTES:  # say so now, not mid-round, and
+            raise StorageFull(f"database {str(self.path)!r}: {FULL_MESSAGE}")  # write nothing
         self.writer = WriterLock(self.path)  # before anything is written
-        if free_bytes(self.path.parent) < MIN_FREE_BYTES:  # say so now, not mid-round
-            self.writer.release()
-            raise StorageFull(f"database {str(self.path)!r}: {FULL_MESSAGE}")
         try:
             self.conn = connect(self.path)
         except BaseException:

@@ -134,10 +134,13 @@ def spank_evening(sim: SimTable, page: Page | None = None,
         sim.until(lambda s, number=number: s["phase"] == "ruled" and s["round"] == number)
         if judged is not None:
             sim.engine.command("feed", event=judged)
-    sim.key("undo")  # "Nothing to undo"
+    sim.key("undo")  # round 4, ruled from the presses alone, is the latest change: voided
+    sim.settle()
+    sim.key("undo")  # that void was a judge action: UNDO again restores round 4
+    sim.settle()
     sim.engine.command("feed", event=Penalty(4, "Blue", 1, "slapped the hippo"))
     sim.settle()
-    sim.key("undo")  # round 4 is the current round: undone
+    sim.key("undo")  # the penalty is the latest change now: withdrawn
     # hold-to-pause: Green holds the slap button 2 s; nothing is called while paused
     sim.press("Green", hold_ms=2100)
     marks["paused"], marks["still_paused"] = held(sim, page, "paused", "#phase", "Paused", 10_000)
@@ -179,7 +182,8 @@ EXPECTED = [
     "Correction, round 1: Green, one whammy.",
     "Green: last to spank the pigs by 30 milliseconds. Two whammies.",
     CADENCE, f"Blue: {R30}", "Last round!",
-    "Nothing to undo.",  # keypad UNDO cannot reach round 1 from round 4
+    # keypad UNDO: round 4 was ruled from the presses alone, so it is voided; UNDO again restores
+    "Round 4 voided.", f"Blue: {R30}",
     # the judge's penalty in the current round is said as a ruling; the keypad UNDO takes it back
     "Blue: slapped the hippo. One whammy.", "Correction, round 4: Blue, one off the whammy pile.",
     "Paused. Press your slap button to go on.",  # Green held the slap button for 2 s
@@ -262,10 +266,10 @@ def check_evening(said: list[str], marks: dict[str, Any]) -> None:
     assert CADENCE not in said[marks["asked"]:marks["answered"]]
     assert CADENCE not in said[marks["paused"]:marks["still_paused"]]
     assert "Paused. Press your slap button to go on." in said
-    # the correction of round 1 is said, the keypad UNDO of round 1 is refused aloud
+    # the correction of round 1 is said; the keypad UNDO voided round 4, restored it, then took
+    # the round-4 penalty back
     assert any(s.startswith("Correction, round 1:") for s in said)
-    # (the keypad UNDO refused first, then the one that took the round-4 penalty back)
-    assert said.index("Nothing to undo.") < said.index("Correction, round 4: Blue, one off the whammy pile.")
+    assert said.index("Round 4 voided.") < said.index("Correction, round 4: Blue, one off the whammy pile.")
     # the end: each end-of-game phrase exactly once, after sudden death
     assert [s for s in said if s.startswith("Game over.")] == [said[-4]]
     assert said[-3] == "Blue is the champion!" and said.count("Blue is the champion!") == 1

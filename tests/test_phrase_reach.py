@@ -99,6 +99,11 @@ def pigs_tail_evening(tmp: Path) -> Table:
     cue = t.call()  # a match everyone taps: the last two 0.2 ms apart, too close to call
     slaps(t, cue, [("Blue", 200), ("Red", 400), ("Green", 400.2)])
     t.at(4500)
+    cue = t.call()  # all tap, Red clearly last: Red takes the pile, ruled from the taps alone
+    slaps(t, cue, [("Blue", 200), ("Green", 300), ("Red", 600)])
+    t.at(4500)
+    t.engine._judge_key("undo")  # the keypad's UNDO voids that round: "Round 5 voided."
+    t.at(10)
     return t
 
 

@@ -451,6 +451,9 @@ class Engine:
             # a call every turn keeps its own pace while nothing is said between turns
             earliest = self.last_cue_us + (pace.turn_ms - pace.tempo_ms - 100) * 1000
         quiet = self.announcer.quiet_at()
+        if over and self.practice and (  # a practice over by itself ends as its round limit
+                quiet is None or now < quiet + self.offset_us + self.rhythm.pace.pause_us):
+            over = False  # does: once its last ruling is said and the pause after it is over
         view = View(rounds=self.rules.round_count(), race_open=status.race_open,
                     current_awaits=current_awaits, over=over,
                     can_call=call is not None and not self.ended,
@@ -664,7 +667,7 @@ class Engine:
         latest change to the score in the current or previous round only (older rounds are
         corrected from the judge panel)."""
         if key == "undo":
-            if not self._undo(reach=max(1, self.rules.round_count() - 1)):
+            if not self._undo(keypad=True):
                 self.say("nothing_to_undo", {})
             return
         awaiting = self.rules.status().awaiting
@@ -726,11 +729,16 @@ class Engine:
             commands.PressNote: lambda c: self.press_note(c.seat, c.button),
         }
 
-    def _undo(self, reach: int | None = None) -> bool:
-        """UNDO: revert the latest change to the score, whatever made it (`Rules.undo_step`):
-        a judge action withdrawn, or a round ruled from presses alone voided (said: "Round 7
-        voided."). `reach`: the earliest round it may touch (None: any). False: nothing to undo."""
-        step = self.rules.undo_step(reach)
+    def undo_step(self, *, keypad: bool) -> Facts | Undo | None:
+        """What UNDO would write now (`Rules.undo_step`): the keypad reaches the current and the
+        previous round, the judge panel any round."""
+        return self.rules.undo_step(max(1, self.rules.round_count() - 1) if keypad else None)
+
+    def _undo(self, *, keypad: bool = False) -> bool:
+        """UNDO: revert the latest change to the score, whatever made it: a judge action
+        withdrawn, or a round ruled from presses alone voided (said: "Round 7 voided.").
+        False: nothing to undo within reach."""
+        step = self.undo_step(keypad=keypad)
         if step is None:
             return False
         self.feed(step)
@@ -762,8 +770,10 @@ class Engine:
         """The judge ends the game early: an end line, so the log replays to the same end. A
         race open now closes now (its ruling is said); the leaders as they stand are the
         (co-)champions, once no question is open (the judge answers it first)."""
-        if self.ended or self.rhythm.phase is Phase.OVER:
+        if self.ended:
             raise ValueError("the game is already over")
+        if self.rhythm.phase is Phase.OVER:
+            return  # over by itself already: its end said, nothing to write
         if self.practice:
             self._practice_over()
             return

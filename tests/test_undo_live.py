@@ -174,3 +174,24 @@ def test_a_practice_game_says_so_in_its_game_line_and_ends_with_an_end_line(
     assert replay(lines).lines()[-1]["winners"] == []
     real = json.loads(s.exported()[0])
     assert "practice" not in real  # the real game's line says nothing of practice
+
+
+def test_once_the_next_game_is_dealt_the_keypad_leaves_the_finished_game_alone(
+        sim: Callable[..., Sim]) -> None:
+    """Red last in the only round: Blue is the champion, and the next game's deal is said; the
+    keypad's UNDO now belongs to the next game (nothing to undo); the panel still reaches back."""
+    s = sim(["Blue", "Red"], {**OPTIONS, "deck": "2"}, auto=True)
+    engine = s.engine
+    assert engine is not None
+    s.run_until(lambda: engine.rules.status().race_open and engine.cue_us is None,
+                limit_ms=5000, step_ms=10)
+    assert engine.last_cue_us is not None
+    cue = s.ms(engine.last_cue_us)
+    s.press("Blue", cue + 100)
+    s.press("Red", cue + 150)
+    s.run_until(lambda: engine.rhythm.dealt, limit_ms=10_000, step_ms=10)
+    assert engine.rules.standings().winners == ("Blue",)
+    key(s, "undo")
+    assert said(s)[-1] == ("nothing_to_undo", {}) and scores(s)["Red"] == 1
+    s.command("undo")  # the judge panel: the finished game's last round voided
+    assert logged(s)[-1] == {"type": "facts", "round": 1, "void": True}

@@ -731,7 +731,10 @@ class Engine:
 
     def undo_step(self, *, keypad: bool) -> Facts | Undo | None:
         """What UNDO would write now (`Rules.undo_step`): the keypad reaches the current and the
-        previous round, the judge panel any round."""
+        previous round, the judge panel any round. Once the next game's deal has been said the
+        keypad belongs to it: a finished game is corrected from the judge panel."""
+        if keypad and self.rhythm.phase is Phase.OVER and self.rhythm.dealt:
+            return None
         return self.rules.undo_step(max(1, self.rules.round_count() - 1) if keypad else None)
 
     def _undo(self, *, keypad: bool = False) -> bool:

@@ -20,29 +20,12 @@ from typing import Any
 from referee.events import Penalty
 from referee.store.database import connect, export_lines
 from referee.store.tablelog import replay
+from tests import test_keypad_decisions
 from tests.sim import Sim
 from tests.support import run_referee
 
-SEATS = ["Blue", "Red", "Green"]
-OPTIONS = {"deck": "72", "tempo_ms": "100", "window_ms": "1000", "doubles": "off",
-           "pause_ms": "100"}
-
-
-def play_round(s: Sim, order: list[str]) -> int:
-    """One round started by hand, slapped in `order` 10 ms apart, ruled; returns its number."""
-    engine = s.engine
-    assert engine is not None
-    cue = s.start_round()
-    for i, seat in enumerate(order):
-        s.press(seat, cue + 100 + 10 * i)
-    number = engine.rules.round_count()
-    s.run_until(lambda: number in engine.announced, limit_ms=3000, step_ms=10)
-    return number
-
-
-def key(s: Sim, name: str) -> None:
-    s.press("judge", s.t_ms + 1, button=name)
-    s.run_to(s.t_ms + 50, step_ms=10)
+SEATS, OPTIONS = test_keypad_decisions.SEATS, test_keypad_decisions.OPTIONS
+play_round, key = test_keypad_decisions.play_round, test_keypad_decisions.key
 
 
 def said(s: Sim) -> list[tuple[str, dict[str, Any]]]:

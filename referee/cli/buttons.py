@@ -41,8 +41,8 @@ from typing import Any, TextIO
 
 from referee.capture.header import box_error, header_pin, nearest_ground, where
 from referee.config import JUDGE_SEAT, TableConfig
+from referee.engine.ports import Announcer
 from referee.events import Press
-from referee.voice.announce import Announcer
 
 
 @dataclass(frozen=True)

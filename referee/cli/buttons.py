@@ -21,7 +21,7 @@ numbers. Exit status 0 when all is well, 1 when anything needs fixing.
 Tests drive it through gpiozero's MockFactory: ``on_prompt`` is called with each asked button,
 from the check's own thread, and may press pins (or not) in answer.
 
-``HEADER_PIN`` (BCM -> physical pin of the 40-pin header) lives here; `referee doctor` uses it too.
+``HEADER_PIN`` (BCM -> physical pin of the 40-pin header) is kept here; `referee doctor` uses it too.
 """
 
 from __future__ import annotations

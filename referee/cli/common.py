@@ -18,7 +18,8 @@ class Lines:
     """A text stream that several threads print to, written a whole line at a time.
 
     `print()` writes a line's text and its newline as two writes, so the engine thread's phrase
-    ("» ...") and the main thread's "Table Referee …" could run together on one line. Each thread's text is held until its newline and then written, with the newline, under
+    ("» ...") and the main thread's "Table Referee …" could run together on one line. Each
+    thread's text is held until its newline and then written, with the newline, under
     one lock."""
 
     def __init__(self, stream: TextIO) -> None:

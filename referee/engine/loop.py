@@ -450,9 +450,10 @@ class Engine:
             # a call every turn keeps its own pace while nothing is said between turns
             earliest = self.last_cue_us + (pace.turn_ms - pace.tempo_ms - 100) * 1000
         quiet = self.announcer.quiet_at()
-        if over and self.practice and (  # a practice over by itself ends as its round limit
-                quiet is None or now < quiet + self.offset_us + self.rhythm.pace.pause_us):
-            over = False  # does: once its last ruling is said and the pause after it is over
+        if over and self.practice and (  # a practice over by itself hands over to the real
+                quiet is None or now < quiet + self.offset_us or status.race_open):
+            over = False  # game once its last ruling is said and its last race is closed (a
+            # late press of that race is never taken for a ready press of the real game)
         view = View(rounds=self.rules.round_count(), race_open=status.race_open,
                     current_awaits=current_awaits, over=over,
                     can_call=call is not None and not self.ended,

@@ -304,11 +304,13 @@ class SoundDeviceSink:
             stream = stream_box[0] if stream_box else None
             pa_now = float(stream.time) if stream is not None else 0.0
             b = self.clock()
-            if _underflow(status):
+            underflow = _underflow(status)
+            if underflow:
                 self.underruns += 1
             frame0 = self.mixer.next_frame
             if stream is not None:
-                self.dac.update_at(frame0, self.dac_us(time_info, pa_now, (a + b) / 2, stream))
+                self.dac.update_at(frame0, self.dac_us(time_info, pa_now, (a + b) / 2, stream),
+                                   bracket_us=b - a, underflow=underflow)
             outdata[:, 0] = self.mixer.render(frames, self.frame_to_us(frame0))
             self.callbacks += 1
             self._last_callback_us = b
@@ -363,7 +365,7 @@ class SoundDeviceSink:
         try:
             stream = self.backend.open(device, self.samplerate, self.latency, self._callback_for(box))
             box.append(stream)
-            self.dac.base_us = None  # a new stream: a new frame → time mapping
+            self.dac.reset()  # a new stream: a new frame → time mapping
             self._stream = stream
             stream.start()
         except Exception as exc:  # noqa: BLE001

@@ -36,6 +36,7 @@ Modelled on PortAudio's documented behaviour and python-sounddevice's wrapper:
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -225,7 +226,8 @@ class FakePortAudio:
         self.advance: Callable[[int], None] | None = None
         self.underflow_blocks: set[int] = set()
         self.streams: list[FakeStream] = []
-        self.rescans = 0
+        self.rescans = 0  # PortAudio re-initialisations (each probes every ALSA PCM)
+        self.no_card_list = False  # no /proc/asound/cards to read (not Linux)
         self.rates = {22050, 44100, 48000}  # what the cards accept (a hw USB card: 48000 only)
         self.inputs: list[str] = []  # microphones plugged in
         self.room: Room | None = None  # what the microphones hear
@@ -263,6 +265,20 @@ class FakePortAudio:
     def rescan(self) -> None:
         self.rescans += 1
         self.visible = list(self.present)
+
+    def cards(self) -> str | None:
+        """/proc/asound/cards: a line (and a description line) per card plugged in, by the
+        index in its raw device's name ("(hw:2,0)"); ALSA's PCMs ("default") are no cards."""
+        if self.no_card_list:
+            return None
+        lines = []
+        for name in self.present:
+            found = re.search(r"\(hw:(\d+),\d+\)", name)
+            if found:
+                short = name.split(":")[0]
+                lines.append(f"{int(found.group(1)):2d} [{short[:15]:<15}]: {short}\n"
+                             f"                      {short}")
+        return "\n".join(sorted(lines)) + "\n" if lines else "--- no soundcards ---\n"
 
     def open(self, device: OutputDevice, samplerate: int, latency: float,
              callback: Callable[[Any, int, Any, Any], None]) -> FakeStream:

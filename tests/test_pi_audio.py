@@ -376,3 +376,37 @@ def test_doctor_marks_a_raw_hdmi_device_unusable_and_says_the_fix(
     assert line.endswith('or name another card in [speech] device (device = "hdmi" now)')
     monkeypatch.setattr(device, "alsa_default_card", lambda: 0)  # asound.conf names HDMI
     assert d._raw_hdmi(PI5) is None
+
+
+# -- a missing speaker: PortAudio re-initialised when a card comes, not every 2 s ---------------
+
+
+@pytest.mark.parametrize("card_list", [True, False])
+def test_a_missing_speaker_is_looked_for_when_a_card_comes_and_ever_less_often_meanwhile(
+        card_list: bool) -> None:
+    """Each look re-initialises PortAudio, which probes every ALSA PCM: a dozen lines in the
+    journal each time. While nothing is plugged in, the looks come 2, 4, 8 ... (here 0.1, 0.2,
+    0.4 ...) s apart, capped; a card in /proc/asound/cards is looked at at once; the problem is
+    said once."""
+    pa = FakePortAudio(PI5[:2], default=PI5[0], clock=lambda: time.monotonic_ns() // 1000)
+    pa.no_card_list = not card_list
+    said: list[str | None] = []
+    sink = SoundDeviceSink("USB", 22050, backend=pa, on_health=said.append, rescan_s=0.1,
+                           rescan_max_s=0.8)
+    sink.start()
+    try:
+        time.sleep(3.0)  # every 0.1 s: 30 re-initialisations
+        looks = pa.rescans
+        assert 3 <= looks <= 8, looks  # 0, 0.1, 0.3, 0.7, 1.5, 2.3 (capped at 0.8 s apart)
+        assert said == [said[0]] and said[0] is not None  # said once
+        assert said[0].endswith("looking again when a sound card is plugged in")
+        time.sleep(0.3)  # a look at 0.8 s apart is not due for a while
+        pa.plug(USB)
+        plugged = time.monotonic()
+        wait_for(lambda: said[-1] is None)
+        waited = time.monotonic() - plugged
+        if card_list:
+            assert waited < 0.4, waited  # at once (the watchdog wakes every 50 ms)
+        assert sink.device is not None and sink.device.name == USB
+    finally:
+        sink.close()

@@ -162,6 +162,7 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
             print(f"Warning: {volatile}", file=out)
         if server is not None:
             print(f"Scoreboard: {server.url}", file=out)
+        table.watchdog.ready(f"{title} for {len(config.seats)} seats")  # systemd: it plays
     except BaseException:
         if server is not None:
             server.close()
@@ -179,6 +180,7 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        table.watchdog.stopping()
         if server is not None:
             server.close()
         table.close()

@@ -68,7 +68,8 @@ def test_a_clock_ahead_of_the_last_game_dates_as_before(tmp_path: Path) -> None:
         store.close()
     conn = connect(tmp_path / "referee.db", readonly=True)
     try:
-        assert not next(g for g in past_games(conn) if g.id == second).date_approximate
+        games = past_games(conn, str(tmp_path / "referee.db"))
+        assert not next(g for g in games if g.id == second).date_approximate
     finally:
         conn.close()
 

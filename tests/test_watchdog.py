@@ -51,7 +51,7 @@ def test_the_referee_as_the_unit_runs_it_says_ready_pings_and_stops(
         tmp_path: Path, systemd: tuple[str, list[tuple[float, str]]]) -> None:
     path, messages = systemd
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NOTIFY_SOCKET": path,
-           "WATCHDOG_USEC": "400000"}  # 0.4 s: a ping every 0.1 s (a quarter)
+           "WATCHDOG_USEC": "2000000"}  # 2 s: a ping at each engine turn, at most every 0.5 s
     proc = subprocess.Popen(
         [sys.executable, "-m", "referee.cli.main", "play", "spank-the-pig", "--mock",
          "--no-speech", "--no-web", "--db", str(tmp_path / "t.db")],
@@ -59,7 +59,7 @@ def test_the_referee_as_the_unit_runs_it_says_ready_pings_and_stops(
         env=env)
     try:
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and sum(m == "WATCHDOG=1" for _, m in messages) < 5:
+        while time.monotonic() < deadline and sum(m == "WATCHDOG=1" for _, m in messages) < 4:
             time.sleep(0.05)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=20)
@@ -72,9 +72,9 @@ def test_the_referee_as_the_unit_runs_it_says_ready_pings_and_stops(
     assert ready.startswith("READY=1\nSTATUS=Spank the Pig"), said[:3]
     assert "Table PIN:" in out  # ready comes after the table's first lines
     pings = [t for t, m in messages if m == "WATCHDOG=1"]
-    assert len(pings) >= 5 and said[-1] == "STOPPING=1", said
+    assert len(pings) >= 4 and said[-1] == "STOPPING=1", said
     gaps = [b - a for a, b in zip(pings, pings[1:], strict=False)]
-    assert max(gaps) < 0.4 * 2, gaps  # well inside the timeout even on a loaded machine
+    assert max(gaps) < 2.0, gaps  # inside the timeout, even on a loaded machine
 
 
 def test_a_wedged_engine_stops_the_pings(tmp_path: Path,

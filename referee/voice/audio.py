@@ -432,8 +432,9 @@ class DacClock:
       of readings; and the run may have begun with a late wake-up just before an xrun);
     * a reading more than ``EARLY_US`` before the minimum is a clock step between the two
       reads (PortAudio's ALSA stamps are wall-clock time), dropped unless it lasts as long;
-    * a reading whose engine-clock bracket is wider than ``BRACKET_US`` is dropped (its midpoint
-      may be off by half of it either way), unless there is nothing better yet.
+    * a reading's engine time is the midpoint of the two clock reads around ``stream.time``, off
+      by up to half their bracket either way (a pre-empted read): half the bracket is added, so
+      a reading is never early on that account, only late, which the minimum passes over.
 
     The card's crystal drifts against CLOCK_MONOTONIC by tens of ppm: over a window of
     ``WINDOW`` blocks (about a second) that is tens of microseconds, so the oldest readings
@@ -444,7 +445,6 @@ class DacClock:
     SHIFT_US = 2_000.0  # later than the minimum by this for CONFIRM_S in a row: it moved
     EARLY_US = 30_000.0  # earlier than the minimum by more: a clock step, not a reading
     CONFIRM_S = 0.2
-    BRACKET_US = 400.0
 
     def __init__(self, samplerate: int) -> None:
         self.samplerate = samplerate
@@ -468,15 +468,12 @@ class DacClock:
     def update_at(self, frame: int, dac_us: float, *, bracket_us: float = 0.0,
                   underflow: bool = False) -> None:
         """`frame` reaches the DAC at engine time `dac_us` (read within `bracket_us`)."""
-        offset = dac_us - frame * 1e6 / self.samplerate
+        offset = dac_us + bracket_us / 2 - frame * 1e6 / self.samplerate
         if underflow and self.readings:
             self.reanchors += 1
             self.reset()
         if not self.readings:
             self._anchor([offset])
-            return
-        if bracket_us > self.BRACKET_US:
-            self.dropped += 1
             return
         best = min(self.readings)
         early = offset < best - self.EARLY_US

@@ -180,7 +180,10 @@ def test_underruns_are_counted() -> None:
     sink.start()
     try:
         wait_for(lambda: sink.callbacks >= 12)
-        assert sink.underruns == 3 and sink.health()["underruns"] == 3
+        # those three, and any real xrun of the fake card (its thread held up past the 50 ms
+        # queued, as a loaded machine may): each flagged on the callback after it
+        real = sum(stream.xruns for stream in pa.streams)
+        assert sink.underruns == 3 + real and sink.health()["underruns"] == 3 + real
     finally:
         sink.close()
 

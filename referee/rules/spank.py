@@ -221,7 +221,7 @@ class SpankThePig(Rules):
         self.rounds.append(Round(len(self.rounds) + 1, cue.t_us, after_over=over))
         cut = cue.t_us - self.options["early_ms"] * 1000  # the new round's early window
         prev = self.rounds[-2] if len(self.rounds) > 1 else None
-        if prev is not None and not over and (cut < prev.limit_us or cut < prev.early_to_us):
+        if prev is not None and (cut < prev.limit_us or cut < prev.early_to_us):
             self.refold(prev.number)  # its windows end sooner now: re-derive it
         else:
             self.refold(len(self.rounds))
@@ -371,52 +371,76 @@ class SpankThePig(Rules):
         self._counted = min(self._counted, start - 1)
         for rnd in self.rounds[start - 1 :]:
             rnd.before = state.copy()
+            nxt = self.rounds[rnd.number] if rnd.number < len(self.rounds) else None
             if state.over:
                 rnd.counted, rnd.outputs, rnd.active = False, [], ()
                 self.awaiting.pop(rnd.number, None)
+                if nxt is not None:
+                    nxt.after_over = True  # the game was over at its cue too
                 self._place(rnd)
                 continue
             rnd.counted = True
             self._counted = rnd.number
-            sudden = self._in_sudden_death(rnd.number)
-            rnd.active = (
-                tuple(s for s in self.seats if s not in state.knocked and s not in state.benched)
-                if sudden
-                else self.seats
-            )
-            self._place(rnd)
-            if not rnd.closed and (self.finished or rnd.close_us <= self.now_us):
-                rnd.closed = True  # ruled, even when nothing happened: news (`_news`)
-            if not rnd.closed:
-                self._first_open = min(self._first_open, rnd.number - 1)
-            outputs = self._rule(rnd, state.scores) if rnd.closed else []
-            taken = dict.fromkeys(self.seats, 0)
-            for o in outputs:
-                if isinstance(o, Ruling) and o.seat is not None:
-                    state.scores[o.seat] += o.delta
-                    if o.delta > 0:
-                        taken[o.seat] += o.delta
-            rnd.outputs = outputs
-            self.awaiting.pop(rnd.number, None)
-            for o in outputs:
-                if isinstance(o, Awaiting):
-                    self.awaiting[rnd.number] = o
-            if not rnd.closed or any(isinstance(o, Awaiting) for o in outputs):
-                continue
-            if sudden:
-                # only taking a whammy is out; shedding one knocks nobody out and wins nothing
-                state.knocked |= _knocked_out(rnd.active, taken)
-                alive = [s for s in rnd.active if s not in state.knocked]
-                if len(alive) == 1:
-                    state.over, state.winners = True, (alive[0],)
-            elif rnd.number == self.regular_rounds:
-                best = min(state.scores.values())
-                leaders = [s for s in self.seats if state.scores[s] == best]
-                if len(leaders) == 1:
-                    state.over, state.winners = True, (leaders[0],)
-                else:
-                    state.benched |= set(self.seats) - set(leaders)  # only tied leaders play on
+            if nxt is not None and self._may_end(rnd):
+                # The next cue is ignored if the game was over when it came: this round ruled
+                # with its window as it stood then (not cut by that cue), closed before it, and
+                # the game over. Otherwise the next round counts and cuts this one's window.
+                nxt.after_over = True
+                trial = state.copy()
+                self._rule_round(rnd, trial)
+                if trial.over and rnd.closed and rnd.close_us <= nxt.cue_us:
+                    state = trial
+                    continue
+            if nxt is not None:
+                nxt.after_over = False
+            self._rule_round(rnd, state)
         self.state = state
+
+    def _may_end(self, rnd: Round) -> bool:
+        """Whether ruling round `rnd` can end the game (the last regular round, sudden death)."""
+        return rnd.number >= self.regular_rounds
+
+    def _rule_round(self, rnd: Round, state: _Fold) -> None:
+        """Place and rule one counted round; `state` (the table before it) is updated in place:
+        scores, seats knocked out in sudden death, the end."""
+        sudden = self._in_sudden_death(rnd.number)
+        rnd.active = (
+            tuple(s for s in self.seats if s not in state.knocked and s not in state.benched)
+            if sudden
+            else self.seats
+        )
+        self._place(rnd)
+        if not rnd.closed and (self.finished or rnd.close_us <= self.now_us):
+            rnd.closed = True  # ruled, even when nothing happened: news (`_news`)
+        if not rnd.closed:
+            self._first_open = min(self._first_open, rnd.number - 1)
+        outputs = self._rule(rnd, state.scores) if rnd.closed else []
+        taken = dict.fromkeys(self.seats, 0)
+        for o in outputs:
+            if isinstance(o, Ruling) and o.seat is not None:
+                state.scores[o.seat] += o.delta
+                if o.delta > 0:
+                    taken[o.seat] += o.delta
+        rnd.outputs = outputs
+        self.awaiting.pop(rnd.number, None)
+        for o in outputs:
+            if isinstance(o, Awaiting):
+                self.awaiting[rnd.number] = o
+        if not rnd.closed or any(isinstance(o, Awaiting) for o in outputs):
+            return  # a round awaiting the judge knocks nobody out and ends nothing
+        if sudden:
+            # only taking a whammy is out; shedding one knocks nobody out and wins nothing
+            state.knocked |= _knocked_out(rnd.active, taken)
+            alive = [s for s in rnd.active if s not in state.knocked]
+            if len(alive) == 1:
+                state.over, state.winners = True, (alive[0],)
+        elif rnd.number == self.regular_rounds:
+            best = min(state.scores.values())
+            leaders = [s for s in self.seats if state.scores[s] == best]
+            if len(leaders) == 1:
+                state.over, state.winners = True, (leaders[0],)
+            else:
+                state.benched |= set(self.seats) - set(leaders)  # only tied leaders play on
 
     def _news(self, rnd: Round) -> object:
         """A round ruled is news even when nothing happened (a clean round is said), and so is

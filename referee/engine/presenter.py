@@ -122,6 +122,8 @@ def present(rules: Rules, book: Phrasebook, m: Moment) -> dict[str, Any]:
         "seat_order": list(rules.seats),
         "ready": list(m.ready),
         "rulings": [o.to_json() for o in rulings],
+        # the judge ended the game while this round raced: it was never ruled (not "clean")
+        "cut_by_end": bool(final) and bool(latest) and status.race_open,
         "rulings_said": shown(rules, book, rulings),
         "reactions_us": rules.reactions(latest) if latest else {},
         "early_us": rules.early(latest) if latest else {},  # slaps before the go-word

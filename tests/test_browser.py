@@ -158,19 +158,25 @@ def test_an_early_slapper_is_shown_early_not_as_never_having_slapped(
     assert "never" not in row.inner_text()
 
 
+def sudden_death(live: Live) -> None:
+    """One regular round (deck 4): Yellow last, the rest tie; round 2, sudden death for Blue, Red
+    and Green, is racing."""
+    engine = live.table.engine
+    assert engine is not None
+    engine.command("next_round")
+    live.wait_race(1)
+    for i, seat in enumerate(("Blue", "Red", "Green", "Yellow")):  # Yellow last: the rest tie
+        live.press_at(seat, 100 + 30 * i)
+    live.wait_phase("ruled")
+    engine.command("next_round")  # sudden death: Blue, Red, Green
+    live.wait_race(2)
+
+
 def test_a_sudden_death_round_lists_the_press_of_the_seat_it_knocked_out(
         browser: Any, tmp_path: Path, mock_factory: Any) -> None:
     with serving(tmp_path, {**FAST, "deck": 4}, auto=False) as live:
         board = page(browser, live.url)
-        engine = live.table.engine
-        assert engine is not None
-        engine.command("next_round")
-        live.wait_race(1)
-        for i, seat in enumerate(("Blue", "Red", "Green", "Yellow")):  # Yellow last: the rest tie
-            live.press_at(seat, 100 + 30 * i)
-        live.wait_phase("ruled")
-        engine.command("next_round")  # sudden death: Blue, Red, Green
-        live.wait_race(2)
+        sudden_death(live)
         for seat, at in (("Blue", 200), ("Red", 300), ("Green", 509)):  # Green last: out
             live.press_at(seat, at)
         live.wait_phase("ruled")
@@ -188,13 +194,7 @@ def test_a_game_ended_in_the_middle_of_a_sudden_death_round_reads_as_over_and_un
         board = page(browser, live.url)
         engine = live.table.engine
         assert engine is not None
-        engine.command("next_round")
-        live.wait_race(1)
-        for i, seat in enumerate(SEATS):  # Yellow last: Blue, Red and Green tie
-            live.press_at(seat, 100 + 30 * i)
-        live.wait_phase("ruled")
-        engine.command("next_round")  # sudden death
-        live.wait_race(2)
+        sudden_death(live)
         live.press_at("Blue", 200)
         wait_for(lambda: "Blue" in live.snapshot()["reactions_us"])
         board.locator("#round").filter(has_text="Sudden death").wait_for()

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.store.tablelog import Replay, replay
+from tests.test_rules_properties import renamed
 
 MS = 1000
 S = 1_000_000
@@ -35,14 +36,6 @@ def run(lines: list[dict[str, Any]]) -> Replay:
 
 def shifted(log: list[dict[str, Any]], by: int) -> list[dict[str, Any]]:
     return [{**x, "t_us": x["t_us"] + by} if "t_us" in x else x for x in log]
-
-
-def renamed(out: Any, names: dict[str, str]) -> Any:
-    if isinstance(out, dict):
-        return {k: renamed(v, names) for k, v in out.items()}
-    if isinstance(out, list):
-        return [renamed(v, names) for v in out]
-    return names.get(out, out) if isinstance(out, str) else out
 
 
 # -- never pressing is never a way out -----------------------------------------------------------

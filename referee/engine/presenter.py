@@ -57,7 +57,7 @@ def ruling_words(rules: Rules, book: Phrasebook, r: Ruling) -> tuple[str, dict[s
 def said_rulings(rules: Rules, book: Phrasebook,
                  rulings: Sequence[Ruling]) -> list[tuple[str, dict[str, Any]]]:
     """The phrases that say `rulings`, in order; seats that never pressed and each take the same
-    for it are said in one sentence ("Red and Green never slapped. One whammy each.")."""
+    for it are said in one sentence ("Ann and Bob never pressed. One point each.")."""
     out: list[tuple[str, dict[str, Any]]] = []
     i = 0
     while i < len(rulings):

@@ -163,7 +163,7 @@
         who(s, seat),
         t === undefined ? el("span", {class: "none"}, n === s.round && racing ? "…"
           : early[seat] !== undefined ? `early by ${ms(early[seat])}`
-          : n === s.round && s.cut_by_end ? "not yet"  // the race was cut by the end
+          : n === s.round && s.cut_by_end ? "cut short"  // the end came first
           : `never ${(s.words && s.words.pressed) || "pressed"}`) : bar,
         el("span", {class: "ms"}, t === undefined ? "—" : ms(t)));
     }));

@@ -281,3 +281,20 @@ def test_a_game_s_phrase_the_voice_was_not_given_is_said_as_its_name(
     t.at(1500)
     assert t.said()[:2] == ["beep rules", "Ready, BEEP!"]
     assert t.said()[2] == "Ann: first after the beep. One point."
+
+
+def test_two_seats_that_never_tapped_a_match_are_named_and_the_pile_stays(tables: Any) -> None:
+    """Issue 23: on a "slowest" Pig's Tail table only one seat can take the pile: Red and Green
+    never tapped the match the judge saw, so nobody takes it, said naming them (never "too
+    close to call", which is only between seats that tapped)."""
+    t = tables("pigs-tail", ("Blue", "Red", "Green"), {"take": "slowest"})
+    t.call()
+    t.at(4000)  # the first card: nothing to match
+    cue = t.call()
+    t.press("Blue", cue + 300 * MS)
+    t.at(4000)
+    state = t.judge(Facts(2, {"match": True}))
+    sentence = "Red and Green never tapped. The pile stays."
+    assert sentence in t.said(), t.said()
+    assert [r["said"] for r in state["rulings_said"]] == [sentence]
+    assert state["words"]["pile"] == 2

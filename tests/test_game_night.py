@@ -208,8 +208,8 @@ def test_the_spank_evening_from_setup_to_champion(sim: SimTable, browser: Any) -
             page.select_option("#game", "spank-the-pig")
             page.check("#practice")
             for name, value in SPANK.items():
-                if name == "doubles":
-                    page.select_option("#opt-doubles", value)
+                if name in ("doubles", "stragglers"):  # the choices
+                    page.select_option(f"#opt-{name}", value)
                 else:
                     page.fill(f"#opt-{name}", value)
             page.click("#start")

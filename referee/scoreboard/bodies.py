@@ -307,6 +307,10 @@ class GameSummary(Struct):
     error: str | None
     demo: Annotated[bool, Meta(
         description="a `referee demo` game: listed, not rated")] = False
+    date_approximate: Annotated[bool, Meta(
+        description="the box's clock was behind the last game's date when this one began "
+                    "(started offline, no hardware clock): `created` is that date, a lower "
+                    "bound")] = False
 
 
 class Setup(Struct):

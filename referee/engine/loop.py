@@ -605,8 +605,9 @@ class Engine:
                 self.say("correction", {"round": number, "changes": changes}, interrupt=True)
         new = [r for r in rulings if r not in old]
         if new or not correction:
-            for r in new:  # a penalty given: said with its reason, as any ruling
-                self.say(*self.ruling_words(r))
+            # a penalty given is said with its reason, as any ruling; stragglers together
+            for key, params in presenter.said_rulings(self.rules, self.book, new):
+                self.say(key, params)
             for key, params in self.rules.said_after(number, new, before is None):
                 self.say(key, params)
         facts = {f.name: f for f in self.rules.facts()}

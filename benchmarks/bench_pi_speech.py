@@ -43,7 +43,7 @@ CHILD = r"""
 import json, sys, time, tempfile
 sys.path.insert(0, sys.argv[1])
 from referee.voice.tts import Renderer, SpeechOptions
-from referee.voice.speech import _join
+from referee.voice.sentence import join, tight
 texts = json.loads(sys.stdin.read())
 t0, c0 = time.perf_counter(), time.process_time()
 while time.process_time() - c0 < 0.2:  # what share of a core this process really gets
@@ -57,7 +57,7 @@ for t in texts["render"]:
 clips = [renderer.clip(t) for t in texts["pieces"]]
 t0 = time.perf_counter()
 for _ in range(20):
-    _join(clips)
+    join(clips, tight(texts["pieces"]))
 out["join"] = (time.perf_counter() - t0) / 20
 renderer.close()
 print(json.dumps(out))

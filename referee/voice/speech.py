@@ -11,26 +11,25 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import io
 import shutil
 import sys
+import tempfile
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-import numpy as np
-
-from referee.voice import phrases
+from referee.voice import phrases, sentence
 from referee.voice.announce import Announcer, PrintAnnouncer
 from referee.voice.audio import (
     Clip,
     RecordingSink,
     Scheduled,
     Sink,
-    frame_levels_db,
     output_devices,
     premix,
     write_wav,
@@ -145,8 +144,8 @@ class SpeechAnnouncer:
 
     def say_parts(self, parts: Sequence[str], *, interrupt: bool = False,
                   label: str | None = None) -> Scheduled | None:
-        """Say a phrase made of pre-rendered pieces as one clip (the pieces' edge silences
-        trimmed to a short natural gap), shown as `label` (default: the pieces). The joining
+        """Say a phrase made of pre-rendered pieces as one clip, heard as one sentence
+        (`referee.voice.sentence`), shown as `label` (default: the pieces). The joining
         (milliseconds on a Zero 2 W) is done by the speech worker, never on the caller's (the
         engine's) thread."""
         label = " ".join(parts) if label is None else label
@@ -199,7 +198,7 @@ class SpeechAnnouncer:
     def describe(self) -> str:
         o = self.renderer.options
         return (
-            f"speech: {self.sink.describe()}; voice {o.voice_name} at {o.rate} words/min, "
+            f"speech: {self.sink.describe()}; voice {self.renderer.voice} at {o.rate} words/min, "
             f"rendered by {self.renderer.engine} (espeak-ng {espeak_version()}), "
             f"cache {self.renderer.dir}"
         )
@@ -302,7 +301,7 @@ class SpeechAnnouncer:
     def _late_parts(self, parts: list[str], label: str, generation: int) -> None:
         """Render what is missing of a phrase (one piece, or several joined), then place it."""
         try:
-            clip = _join([self._fetch(p) for p in parts])
+            clip = sentence.join([self._fetch(p) for p in parts], sentence.tight(parts))
         except SpeechError as exc:
             print(f"speech: {exc}", file=sys.stderr, flush=True)
             print("  » " + label, file=self.out, flush=True)
@@ -357,34 +356,6 @@ class SpeechAnnouncer:
 
 # ------------------------------------------------------------------------------------------------
 # Wiring, render-all, doctor, command line
-
-
-GAP_S = 0.06  # between the pieces of a phrase said in pieces
-
-
-def _join(clips: Sequence[Clip]) -> Clip:
-    """Pieces of one phrase as one clip: each piece from just before its speech onset to just
-    after its last loud frame, GAP_S apart."""
-    if len(clips) == 1:
-        return clips[0]
-    rate = clips[0].samplerate
-    lead, tail, gap = round(0.01 * rate), round(0.03 * rate), round(GAP_S * rate)
-    parts = []
-    for i, clip in enumerate(clips):
-        start = 0 if i == 0 else max(0, clip.onset - lead)
-        end = len(clip.samples) if i == len(clips) - 1 else min(len(clip.samples),
-                                                                _speech_end(clip) + tail)
-        parts.append(clip.samples[start:end])
-        if i < len(clips) - 1:
-            parts.append(np.zeros(gap, dtype=np.float32))
-    return Clip(np.concatenate(parts).astype(np.float32), rate, clips[0].onset)
-
-
-def _speech_end(clip: Clip) -> int:
-    levels = frame_levels_db(clip.samples, clip.samplerate)
-    loud = np.nonzero(levels >= max(float(levels.max()) - 45.0, -65.0))[0]
-    win = max(1, round(clip.samplerate / 1000))
-    return (int(loud[-1]) + 1) * win if len(loud) else len(clip.samples)
 
 
 def startup_texts(language: str = "en", books: Sequence[phrases.Phrasebook] = ()) -> list[str]:
@@ -496,6 +467,8 @@ def doctor_lines(options: SpeechOptions | Mapping[str, Any] | None = None) -> li
     lines.append((version != "missing", f"espeak-ng: {version}" if version != "missing"
                   else "espeak-ng: missing; install it (apt install espeak-ng)"))
     lines.append((pyttsx3_version() != "missing", f"pyttsx3: {pyttsx3_version()}"))
+    if opts.piper:
+        lines.append(piper_line(opts))
     devices = output_devices()
     if devices:
         lines.append((True, f"audio output: sound device via PortAudio ({devices[0]})"))
@@ -507,9 +480,29 @@ def doctor_lines(options: SpeechOptions | Mapping[str, Any] | None = None) -> li
     return lines
 
 
+def piper_line(options: SpeechOptions) -> tuple[bool, str]:
+    """Whether the Piper voice asked for speaks: one phrase rendered with it into a scratch
+    cache (a model that is missing or broken is named, with the espeak-ng fallback and the fix)."""
+    with tempfile.TemporaryDirectory(prefix="referee-piper-") as scratch:
+        log = io.StringIO()
+        renderer = Renderer(replace(options, cache_dir=Path(scratch)), log=log)
+        try:
+            renderer.clip(phrases.text("count_in", None, options.language))
+        except SpeechError as exc:
+            log.write(f"speech: {exc}\n")
+        finally:
+            renderer.close()
+    if renderer.engine == "piper" and renderer.model is not None:
+        return True, f"voice: Piper {renderer.model.name} ({renderer.model.path})"
+    said = " ".join(log.getvalue().split()).removeprefix("speech: ")
+    return False, (f"voice: {said} (fix the model or fetch it again: hardware/install.sh "
+                   f"--voice NAME; or remove voice from [speech])")
+
+
 def speech_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="referee speech", description="the referee's voice")
-    parser.add_argument("--voice", help="espeak-ng voice (default: the language's)")
+    parser.add_argument("--voice", help="espeak-ng voice (default: the language's), piper (the "
+                        "language's Piper voice) or piper:/path/to/voice.onnx")
     parser.add_argument("--rate", type=int, help="words per minute (default 175)")
     parser.add_argument("--volume", type=float, help="0.1-1.0 (default 1.0)")
     parser.add_argument("--language", default="en")

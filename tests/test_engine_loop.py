@@ -213,7 +213,8 @@ class Warming(PrintAnnouncer):
         super().__init__(io.StringIO(), lead_ms=10, clock=clock, quiet=True)
         self.warmed: list[tuple[list[str], list[tuple[str, dict[str, Any]]], list[str]]] = []
 
-    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = ()) -> None:
+    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = (),
+                   first: Any = ()) -> None:
         self.warmed.append((list(seats), list(said), list(reasons)))
 
 

@@ -47,10 +47,12 @@ class Announcer(Protocol):
         ...
 
     def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
-                   *, reasons: Sequence[str] = ()) -> None:
+                   *, reasons: Sequence[str] = (),
+                   first: Sequence[tuple[str, dict[str, Any]]] = ()) -> None:
         """Get ready to say, at once, every phrase a table with these seats can say ahead of time,
         the phrases `said` its game knows it will say, and its rulings' `reasons`; returns at
-        once."""
+        once. The game's calls and the phrases said `first` (the deal) come before the rest:
+        the voice is not quiet until they are ready."""
         ...
 
     def describe(self) -> str:
@@ -136,7 +138,8 @@ class PrintAnnouncer:
         return self._busy_until
 
     def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
-                   *, reasons: Sequence[str] = ()) -> None:
+                   *, reasons: Sequence[str] = (),
+                   first: Sequence[tuple[str, dict[str, Any]]] = ()) -> None:
         pass  # printing needs nothing ready
 
     def describe(self) -> str:

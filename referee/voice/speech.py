@@ -23,6 +23,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
+import numpy.typing as npt
+
 from referee.voice import phrases, sentence
 from referee.voice.announce import Announcer, PrintAnnouncer
 from referee.voice.audio import (
@@ -54,6 +57,24 @@ __all__ = [
 
 
 @dataclass(frozen=True)
+class Held:
+    """A clip as the voice keeps it in memory: 16-bit samples at the output rate (half of
+    float32's bytes), turned back into a `Clip` when it is said."""
+
+    pcm: npt.NDArray[np.int16]
+    samplerate: int
+    onset: int
+
+    @classmethod
+    def of(cls, clip: Clip) -> Held:
+        pcm = np.clip(np.round(clip.samples * 32768.0), -32768, 32767).astype(np.int16)
+        return cls(pcm, clip.samplerate, clip.onset)
+
+    def clip(self) -> Clip:
+        return Clip((self.pcm * (1 / 32768.0)).astype(np.float32), self.samplerate, self.onset)
+
+
+@dataclass(frozen=True)
 class CueRecord:
     """A cadence as scheduled: its words, output frame of the buffer, go-word frame, cue time."""
 
@@ -64,7 +85,14 @@ class CueRecord:
 
 
 class SpeechAnnouncer:
-    """`Announcer` with real speech: warm clips are scheduled at once, cold ones by a worker."""
+    """`Announcer` with real speech: warm clips are scheduled at once, cold ones by a worker.
+
+    Held in memory (16-bit): the words of the game's calls (said on the beat: a cue is promised
+    when the call is made) and what `warm` is asked for; every other phrase of the table is
+    rendered into the disk cache ahead of time (`warm_table`) and read from it when said (a
+    few milliseconds, on the worker), the latest `RECENT` kept. On a cold cache the calls'
+    words come first: the voice is not quiet (`quiet_at`, which the first call waits for) until
+    they are ready; the rest renders behind play."""
 
     COLD_ORIGIN_S = 0.15  # room left for a beat's leading silence when its clip is not yet known
     COLD_LEAD_S = 0.4  # how far ahead a cadence with unrendered beats is placed
@@ -84,8 +112,9 @@ class SpeechAnnouncer:
         self.out = out if out is not None else sys.stdout
         self.cues: deque[CueRecord] = deque(maxlen=256)  # the latest cadences, for checks
         self.book = phrases.NO_GAME  # the game's own words (`learn`)
-        self._pinned: dict[str, Clip] = {}
-        self._recent: OrderedDict[str, Clip] = OrderedDict()
+        self._pinned: dict[str, Held] = {}
+        self._recent: OrderedDict[str, Held] = OrderedDict()
+        self._needed = 0  # the calls' words still being rendered (`quiet_at` waits for them)
         self._lock = threading.Lock()
         self._reserved = 0  # the voice is promised up to here to a cadence still being rendered
         self._calls_cut = 0  # how many times the calls were cut (a late cadence then is dropped)
@@ -191,7 +220,7 @@ class SpeechAnnouncer:
     def quiet_at(self) -> int | None:
         """The engine-clock time the last phrase given so far ends (None: still rendering)."""
         with self._lock:
-            if self._pending_says or self._reserved:
+            if self._pending_says or self._reserved or self._needed:
                 return None
             return self.sink.frame_to_us(self.sink.mixer.last_end)
 
@@ -228,19 +257,43 @@ class SpeechAnnouncer:
                 self._submit(1, lambda said=said: self._pin(said))  # type: ignore[misc]
 
     def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
-                   *, wait: bool = False, reasons: Sequence[str] = ()) -> None:
-        """Render every phrase this table can say ahead of time (see `phrases.table_lines`),
+                   *, wait: bool = False, reasons: Sequence[str] = (),
+                   first: Sequence[tuple[str, dict[str, Any]]] = ()) -> None:
+        """Get every phrase this table can say ahead of time ready (see `phrases.table_lines`),
         then every ruling piece (margins, counts, each seat with each reason its game declares),
         so that on a slow Pi no ruling waits for the speech engine (benchmarks/bench_speech.py
-        measures it)."""
-        self.warm([line.text for line in phrases.table_lines(seats, self.language, said,
-                                                             book=self.book)], wait=wait)
+        measures it). First, held, the words of the game's calls for these seats and the phrases
+        said `first` (the deal): the voice is not quiet (`quiet_at`, which the first call waits
+        for) until they are; then the table's phrases and the ruling pieces into the disk cache
+        only, behind play.
+        `wait`: all of it now, all held (tests and benchmarks)."""
+        lines = [line.text for line in phrases.table_lines(seats, self.language, said,
+                                                           book=self.book)]
         pieces = phrases.prerender_texts(seats, self.language, reasons, book=self.book)
         if wait:
-            self.warm(pieces, wait=True)
-        else:
-            for text in pieces:  # after the table's own phrases (priority 2)
-                self._submit(2, lambda text=text: self._pin(text))  # type: ignore[misc]
+            self.warm([*lines, *pieces], wait=True)
+            return
+        calls = list(dict.fromkeys(
+            beat for call in self.book.calls
+            for seat in (seats if phrases.names_a_seat(call, self.book) else [""])
+            for beat in phrases.words(call, {"seat": seat}, self.language, book=self.book)))
+        calls += [text for key, params in first
+                  for text in phrases.segments(key, params, self.language, book=self.book)]
+        needed = [text for text in dict.fromkeys(calls) if self._loaded(text) is None]
+        with self._lock:
+            self._needed += len(needed)
+        for beat in needed:
+            self._submit(0, lambda beat=beat: self._pin_needed(beat))  # type: ignore[misc]
+        for text in (*lines, *pieces):  # the table's phrases (1), then the ruling pieces (2)
+            if text not in calls:
+                self._submit(1 if text in lines else 2,
+                             lambda text=text: self.renderer.ensure(text))  # type: ignore[misc]
+
+    def held(self) -> dict[str, Held]:
+        """What the voice holds in memory now (the calls' words, what it was asked to warm,
+        the latest phrases said)."""
+        with self._lock:
+            return {**self._pinned, **self._recent}
 
     def idle(self, timeout: float = 10.0) -> bool:
         """Wait until no rendering job is queued or running (tests, benchmarks, shutdown)."""
@@ -268,15 +321,22 @@ class SpeechAnnouncer:
 
     def _loaded(self, said: str) -> Clip | None:
         with self._lock:
-            clip = self._pinned.get(said) or self._recent.get(said)
-            if clip is not None and said in self._recent:
+            held = self._pinned.get(said) or self._recent.get(said)
+            if held is not None and said in self._recent:
                 self._recent.move_to_end(said)
-            return clip
+        return None if held is None else held.clip()
 
     def _pin(self, said: str) -> None:
-        clip = self.renderer.clip(said).at_rate(self.sink.samplerate)
+        held = Held.of(self.renderer.clip(said).at_rate(self.sink.samplerate))
         with self._lock:
-            self._pinned[said] = clip
+            self._pinned[said] = held
+
+    def _pin_needed(self, said: str) -> None:
+        try:
+            self._pin(said)
+        finally:
+            with self._lock:
+                self._needed -= 1
 
     def _fetch(self, said: str) -> Clip:
         found = self._loaded(said)
@@ -284,7 +344,7 @@ class SpeechAnnouncer:
             return found
         clip = self.renderer.clip(said).at_rate(self.sink.samplerate)
         with self._lock:
-            self._recent[said] = clip
+            self._recent[said] = Held.of(clip)
             while len(self._recent) > self.RECENT:
                 self._recent.popitem(last=False)
         return clip

@@ -392,6 +392,14 @@ class Renderer:
             }))
             return clip
 
+    def ensure(self, text: str) -> None:
+        """Have `text` in the disk cache (rendered if missing), without reading it."""
+        with self._lock:
+            wav = self.path(text)
+            if wav.exists() and wav.with_suffix(".json").exists():
+                return
+        self.clip(text)
+
     def clips(self, texts: Iterable[str]) -> list[Clip]:
         return [self.clip(t) for t in texts]
 

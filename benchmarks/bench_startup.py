@@ -189,7 +189,8 @@ def main() -> int:
                "settle_s": args.settle, "web": web, "measured_to": what, "median_s": round(median, 3),
                "runs_s": [round(x, 3) for x in figures],
                "pin_line_median_s": round(statistics.median(r["pin_s"] for r in warm), 3),
-               "cold_s": round(cold[key], 3), "cache_filled_s": cold["filled_s"] and round(cold["filled_s"], 1),
+               "cold_s": round(cold[key], 3),
+               "cache_filled_s": cold["filled_s"] and round(cold["filled_s"], 1),
                "voice": voice,
                "python_bare_s": round(bare, 3), "import_cli_s": round(imports, 3),
                "seconds": round(time.monotonic() - started, 1)}

@@ -17,7 +17,7 @@ import pytest
 
 from referee.voice.audio import Clip, RecordingSink, find_onset, speech_rms_db
 from referee.voice.phrases import segments, table_lines
-from referee.voice.piper_voice import config_of, packaged, resolve
+from referee.voice.piper_voice import PiperMissing, config_of, packaged, resolve
 from referee.voice.sentence import TAIL_S, join, longest_pause_ms, pauses, speech_end, tight
 from referee.voice.speech import (
     Renderer,
@@ -194,3 +194,19 @@ def test_a_ruling_is_said_without_a_break_inside_it(ruling_voice: Renderer, marg
             gap = [n for start, n in pauses(pair.samples, rate) if start <= joint < start + n]
             assert max(gap, default=0) * 1000 / rate < 60.0  # a gap between two words
     assert np.isfinite(said.samples).all()
+
+
+def test_a_languages_piper_voice_is_the_one_fetched_for_it(tmp_path: Path) -> None:
+    """The seam with the table's language: `voice = "piper"` is the language's packaged voice,
+    else the voice install.sh --voice fetched for it; a language with none says the fix."""
+    assert JOE is not None
+    german = tmp_path / "de_DE-thorsten-medium.onnx"
+    shutil.copyfile(JOE, german)
+    shutil.copyfile(config_of(JOE), config_of(german))
+    assert resolve("piper", "de", dirs=[tmp_path]).name == "de_DE-thorsten-medium"
+    assert resolve("piper:de_DE-thorsten-medium", "en", dirs=[tmp_path]).path == german
+    assert resolve("piper", "en", dirs=[tmp_path]).path == JOE  # the package comes first
+    with pytest.raises(PiperMissing) as missing:
+        resolve("piper", "es", dirs=[tmp_path])
+    assert str(missing.value) == ("no Piper voice for language 'es': fetch one with "
+                                  "hardware/install.sh --voice NAME (e.g. es_ES-davefx-medium)")

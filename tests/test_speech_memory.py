@@ -6,6 +6,7 @@ words and the deal before anything else, so the first cue waits for those alone.
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -130,3 +131,22 @@ def test_a_cold_cache_renders_the_first_calls_words_and_the_deal_before_the_rest
     assert all(quiet for _, quiet in order[len(needed):])  # ... and for nothing else
     assert len(order) > 2 * len(needed)  # the rest (the table's phrases, its pieces): behind
     assert text("ready") in announcer.held()  # the first words of the table are held at once
+
+
+def test_the_render_child_is_closed_when_the_voice_has_nothing_to_render(
+        voice: tuple[SpeechAnnouncer, Noting]) -> None:
+    """The render child (pyttsx3 42 MB, Piper 190 MB) stayed for the life of the table; once the
+    cache is warm it is closed, and started again for a phrase never said before."""
+    announcer, renderer = voice
+    announcer.REST_S = 0.3
+    announcer.warm(["Clean round."])  # rendered by the child, in the background
+    assert announcer.idle(30.0)
+    for _ in range(200):
+        if renderer._child is None:
+            break
+        time.sleep(0.05)
+    assert renderer._child is None
+    announcer.say("nobody", {})  # "Clean round.": held, no render
+    announcer.say_text("Magenta wins the tie.")  # never said: the child again
+    assert announcer.idle(30.0)
+    assert renderer.order[-1][0] == "Magenta wins the tie." and renderer.renders == 2

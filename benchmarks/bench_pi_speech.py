@@ -227,7 +227,9 @@ def main() -> None:
         fast_t, slow_t = fast["texts"], slow["texts"]
         per_fast, per_slow = mean_ms(fast_t[1:]), mean_ms(slow_t[1:])  # type: ignore[index]
         name = "Piper en_US-joe-medium" if voice == "piper" else "espeak-ng (pyttsx3)"
-        print(f"\n{name}, rendered by {slow['engine']}; quota: {slow['how']} (Zero 2 W estimate: "
+        engines = {str(fast["engine"]), str(slow["engine"])}
+        print(f"\n{name}, rendered by {' and '.join(sorted(engines))}; quota: {slow['how']} "
+              f"(Zero 2 W estimate: "
               f"{args.quota:.0%} of one core); measured share of a core: "
               f"{float(fast['share']):.0%} free, {float(slow['share']):.0%} under the quota")  # type: ignore[arg-type]
         print(f"   render per phrase ({len(sample)} ruling pieces): {per_fast:.0f} ms at full "
@@ -251,7 +253,7 @@ def main() -> None:
             "first_renders": slow["first_renders"], "table_phrases": len(table),
             "warm_table_s_quota": round(per_slow * len(table) / 1000),
             "join_ms_quota": round(float(slow["join"]) * 1000, 2),  # type: ignore[arg-type]
-            "engine": slow["engine"], "share_quota": round(float(slow["share"]), 2)}  # type: ignore[arg-type]
+            "engine": " and ".join(sorted(engines)), "share_quota": round(float(slow["share"]), 2)}  # type: ignore[arg-type]
     print("   (wall-clock figures on a shared machine; other engineers' load inflates them)")
     print("RESULT " + json.dumps({"voices": figures, "pieces": len(every),
                                   "quota": f"{args.quota:.0%} of one core"}))

@@ -53,6 +53,8 @@ BENCHES = [
           smoke=["--runs", "1", "--settle", "1", "--no-fill"]),
     Bench("speech", "bench_speech.py", "Speech: announce → first audio sample", 180, ours=False,
           smoke=["--runs", "1"]),
+    Bench("dac_clock", "bench_dac_clock.py", "The go-word's DAC time on a stepping pointer", 120,
+          smoke=["--seconds", "4", "--xruns", "1"]),
     Bench("pi_speech", "bench_pi_speech.py",
           "Speech on a slow Pi (a Zero 2 W's CPU budget): espeak-ng and Piper", 900,
           smoke=["--sample", "2", "--voices", "espeak-ng"]),
@@ -288,6 +290,8 @@ def summary_rows(outs: dict[str, Outcome]) -> list[tuple[str, str, str, str, str
                      "—", "behind play, once (cached on disk); " + " / ".join(
                          f"{f['table_phrases']} phrases" for f in voices.values())))
     for key, what, target in (("speech", "Speech: announce → first sample", "—"),
+                              ("dac_clock", "Go-word DAC time vs the true instant (simulated)",
+                               "≤ 0.5 ms"),
                               ("scoreboard", "Scoreboard: ruling → 50 streams p95", "< 50 ms")):
         o = outs.get(key)
         if o is None:

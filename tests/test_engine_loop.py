@@ -212,9 +212,12 @@ class Warming(PrintAnnouncer):
     def __init__(self, clock: Clock) -> None:
         super().__init__(io.StringIO(), lead_ms=10, clock=clock, quiet=True)
         self.warmed: list[tuple[list[str], list[tuple[str, dict[str, Any]]], list[str]]] = []
+        self.first: list[tuple[str, dict[str, Any]]] = []
 
-    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = ()) -> None:
+    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = (),
+                   first: Any = ()) -> None:
         self.warmed.append((list(seats), list(said), list(reasons)))
+        self.first = list(first)
 
 
 def test_start_warms_every_phrase_the_game_will_say_first_and_each_question_it_can_ask(
@@ -239,6 +242,7 @@ def test_start_warms_every_phrase_the_game_will_say_first_and_each_question_it_c
     assert seats == SEATS
     first = t.engine.rules.announcements(1)
     assert first and all(p in phrases for p in first)
+    assert voice.first == first  # the deal: ready before the first call, with the calls' words
     asks = [(k, p) for k, p in phrases if k == "awaiting"]
     assert asks and [p["need"] for _, p in asks] == [
         [f.name for f in combo] for combo in t.engine.rules.questions()]

@@ -182,3 +182,33 @@ def test_a_32_bit_system_is_refused_in_one_line_before_anything_is_installed() -
     assert line.startswith("install.sh: this system is armhf (32-bit): the referee needs 64-bit "
                            "Raspberry Pi OS") and "flash Raspberry Pi OS Lite (64-bit)" in line
     assert done.stdout.splitlines() == ["==> dry run: nothing will be changed"]  # nothing else
+
+
+def test_a_piper_voice_is_fetched_at_install_with_pipers_own_downloader() -> None:
+    """`--voice NAME` installs Piper (the voice extra), fetches NAME into the service's state with
+    Piper's own downloader while the installer runs (online), and points [speech] voice at it;
+    a name that is no Piper voice is refused in one line, before anything is done."""
+    script = str(debroot.REPO / "hardware" / "install.sh")
+    env = {**os.environ, "TABLE_REFEREE_ARCH": "arm64"}
+    done = subprocess.run(["bash", script, "--dry-run", "--voice", "de_DE-thorsten-medium"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    steps = done.stdout.splitlines()
+    pip = next(line for line in steps if "--no-build-isolation" in line)
+    assert pip.endswith(r"\[audio\,voice\]")
+    fetch = steps.index("   + /opt/table-referee/venv/bin/python -m piper.download_voices "
+                        "--download-dir /var/lib/table-referee/voices de_DE-thorsten-medium")
+    assert steps.index(pip) < fetch  # Piper is installed before it fetches
+    assert steps[fetch + 1] == ('   + write voice = "piper:/var/lib/table-referee/voices/'
+                                'de_DE-thorsten-medium.onnx" under [speech] in '
+                                '/etc/table-referee/config.toml')
+    plain = subprocess.run(["bash", script, "--dry-run"], env=env, capture_output=True, text=True,
+                           timeout=60)
+    assert "download_voices" not in plain.stdout and r"\[audio\]" in plain.stdout
+    for bad in (["--voice", "thorsten"], ["--voice", "de_DE-thorsten-medium; rm -rf /"],
+                ["--voice"]):
+        refused = subprocess.run(["bash", script, "--dry-run", *bad], env=env,
+                                 capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 2 and refused.stdout == ""
+        (line,) = refused.stderr.splitlines()
+        assert line.startswith("install.sh: --voice") and "en_US-lessac-medium" in line

@@ -180,10 +180,11 @@ class Engine:
         # deciding press → ruling tail short at a negligible cost.
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
         # every phrase of this table, what the game says before its first round, its questions
-        said = [*self.rules.announcements(1), *(self._question(combo)
-                                                 for combo in self.rules.questions()),
+        first = self.rules.announcements(1)  # said before the first call: ready before it
+        said = [*first, *(self._question(combo) for combo in self.rules.questions()),
                 *self.rules.said_ahead()]
-        self.announcer.warm_table(list(self.rules.seats), said, reasons=self.rules.reason_texts())
+        self.announcer.warm_table(list(self.rules.seats), said, reasons=self.rules.reason_texts(),
+                                  first=first)
         self._thread = threading.Thread(target=self._run, name="referee-engine", daemon=True)
         self._thread.start()
 

@@ -473,7 +473,7 @@ def render_all(
                                  for s in seats]
                 else:
                     cadences.append((call, call, {}, book))
-        seen: dict[str, str] = {}  # games that share a call ("{seat}, flip!"): one file
+        seen: dict[str, str] = {}  # games that share a call (the same words): one file
         for name, key, params, book in cadences:
             said = phrases.text(key, params, opts.language, book=book)
             if seen.get(name) == said:

@@ -129,9 +129,9 @@ def browser() -> Iterator[Any]:
 # order the longest started last and the run ended on one busy worker). Every file over 3 s in a
 # five-worker run, by its summed --durations there.
 LONGEST_FIRST = ("test_piper.py", "test_benchmarks.py", "test_game_night.py", "test_screens.py",
-                 "test_speech_memory.py",
-                 "test_pi_install.py",
-                 "test_evening_pig.py", "test_hostile_flood.py", "test_end_cuts_call.py",
+                 "test_speech_memory.py", "test_pi_install.py",
+                 "test_evening_pig.py", "test_evening_cards.py", "test_hostile_flood.py",
+                 "test_end_cuts_call.py", "test_rules_halligalli.py", "test_rules_slapjack.py",
                  "test_power_loss.py", "test_button_faults.py", "test_hostile_disk.py",
                  "test_api_fuzz.py", "test_browser.py", "test_messages.py", "test_speech.py",
                  "test_hostile_input.py", "test_web.py", "test_hostile_http.py",

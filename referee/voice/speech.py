@@ -513,15 +513,20 @@ def render_all(
                                  for s in seats]
                 else:
                     cadences.append((call, call, {}, book))
+        seen: dict[str, str] = {}  # games that share a call (the same words): one file
         for name, key, params, book in cadences:
+            said = phrases.text(key, params, opts.language, book=book)
+            if seen.get(name) == said:
+                continue
+            name = name if name not in seen else f"{name}.{len(seen)}"  # other words, same key
+            seen[name] = said
             clips = renderer.clips(phrases.words(key, params, opts.language, book=book))
             mix = premix(clips, round(tempo_ms * clips[0].samplerate / 1000))
             target = out_dir / f"cadence.{name}.wav"
             write_wav(target, mix.samples, clips[0].samplerate)
             written.append(target)
             go_ms = mix.go * 1000 / clips[0].samplerate
-            index.append(f"{target.name}\t{go_ms:.1f}\t"
-                         f"{phrases.text(key, params, opts.language, book=book)}")
+            index.append(f"{target.name}\t{go_ms:.1f}\t{said}")
     finally:
         renderer.close()
     (out_dir / "phrases.tsv").write_text("file\tonset_ms\ttext\n" + "\n".join(index) + "\n")

@@ -6,7 +6,7 @@ code with an edge time the test picks. The engine thread is not started: the tes
 `Sim` does what the thread does (`Engine.open`, then `Engine.run_items` at each wake-up: at
 `Engine.next_wake`, or every `step_ms` as the loop wakes at least every half second).
 
-Times are milliseconds after the box's reference instant (`Sim.ms`), like tests/test_gpio.py.
+Times are milliseconds after the box's reference instant (`Sim.ms`), like tests/test_capture_gpio.py.
 The `sim` fixture (tests/conftest.py) makes them and closes them.
 """
 
@@ -67,7 +67,7 @@ class Sim:
         self.engine = open_game(self.store, GameStart(game, tuple(seats), typed(game, options)),
                                 self.voice, clock=self.clock, leds=self.box, auto=auto,
                                 practice=practice, ready=False)  # from the first round on:
-        # the Ready step has its own tests (tests/test_rhythm.py, tests/test_game_night.py)
+        # the Ready step has its own tests (tests/test_rhythm.py, tests/test_evening_game_night.py)
         self.published: deque[tuple[str, dict[str, Any]]] = deque(maxlen=200)
         self.engine.subscribe(lambda kind, data: self.published.append((kind, data)))
         for item in self.early:

@@ -23,7 +23,7 @@ from referee.capture.gpio import ButtonBox, CaptureError
 from referee.config import SeatConfig, TableConfig, default_config
 from referee.events import ButtonHeld, Press
 from tests.pinfactories import LGPIOFactory, RPiGPIOFactory, SimClock
-from tests.test_gpio import BLUE, CLOCK, DATA, LATCH, RED, latched_bytes, wait_for
+from tests.test_capture_gpio import BLUE, CLOCK, DATA, LATCH, RED, latched_bytes, wait_for
 
 
 @pytest.fixture

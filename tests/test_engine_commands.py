@@ -27,7 +27,7 @@ from referee.store.database import StorageFull, Store, events, marks
 from referee.voice.announce import PrintAnnouncer
 from tests.sim import Sim
 from tests.support import register_game, typed
-from tests.test_keypad_decisions import key, play_round, said  # the keypad tests' own steps
+from tests.test_engine_keypad import key, play_round, said  # the keypad tests' own steps
 
 SEATS = ["Blue", "Red", "Green"]
 OPTIONS = {"deck": "72", "tempo_ms": "100", "window_ms": "1000", "doubles": "off",

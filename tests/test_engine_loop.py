@@ -34,9 +34,9 @@ from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import text
 from tests.sim import Sim
 from tests.support import register_game, typed
-from tests.test_engine_boundaries import TURN_MS, turning
 from tests.test_engine_commands import ask, fill, racing
-from tests.test_keypad_decisions import key, play_round, said
+from tests.test_engine_keypad import key, play_round, said
+from tests.test_engine_timing import TURN_MS, turning
 
 SEATS = ["Blue", "Red", "Green"]
 OPTIONS = {"deck": "72", "tempo_ms": "100", "window_ms": "1000", "doubles": "off",

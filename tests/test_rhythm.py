@@ -267,7 +267,7 @@ def test_a_quiet_table_pauses_itself_after_its_quiet_rounds_without_a_press(
         tmp_path: Path, mock_factory: MockFactory) -> None:
     sim, out, voice, engine = started(tmp_path, mock_factory, "40")
     quiet = engine.rules.schedule().quiet_rounds
-    assert quiet == 19  # two seats: no pig in two cards is likely (tests/test_quiet_odds.py)
+    assert quiet == 19  # two seats: no pig in two cards is likely (tests/test_games_quiet_odds.py)
     try:
         sim.until(lambda s: s["phase"] == "paused", limit_ms=120_000)
         assert len(cadences(voice)) == quiet  # before: rounds every pause for an empty table

@@ -354,7 +354,7 @@ def test_a_pigs_tail_evening_flips_a_real_ring_to_the_end_and_never_pauses_itsel
     three times in one game)."""
     import random
 
-    from tests.test_quiet_odds import pigs_tail_game
+    from tests.test_games_quiet_odds import pigs_tail_game
 
     quiet = pigs_tail_game(random.Random(7))
     assert max(len(r) for r in "".join("q" if q else " " for q in quiet).split()) >= 5

@@ -1,7 +1,7 @@
 """Faults at the buttons: bouncing contacts, a jammed button, a seat mashing at 50 Hz, stray pins,
 presses while the referee talks. gpiozero's MockFactory with edge ticks injected by the test
 (TickPin, tests/conftest.py) and an engine on a simulated clock (tests/sim.py), so a minute of
-mashing takes a second. docs/reliability.md lists the figures (`pytest -s tests/test_button_faults.py`).
+mashing takes a second. docs/reliability.md lists the figures (`pytest -s tests/test_capture_faults.py`).
 """
 
 from __future__ import annotations

@@ -148,7 +148,7 @@ def cadences_before_quiet(s: Sim) -> int:
     return said[:said.index("quiet_table")].count("spank")
 
 
-QUIET = 13  # three seats of a 72-card deck: the game's quiet threshold (tests/test_quiet_odds.py)
+QUIET = 13  # three seats of a 72-card deck: the game's quiet threshold (tests/test_games_quiet_odds.py)
 
 
 def test_a_quiet_table_pauses_after_exactly_its_quiet_rounds_without_a_press(

@@ -411,6 +411,32 @@ def test_virtual_presses_on_real_pins_say_how_to_get_mock_pins() -> None:
         box.close()
 
 
+def test_the_virtual_box_is_for_software_pins_whatever_class_models_the_hardware() -> None:
+    """Whether software may press the buttons is the factory's declared timing (`software`), never
+    a check for gpiozero's MockFactory: the lgpio double (a MockFactory underneath, as every pin
+    double here) stands for real wired buttons, which no page may press (before: allowed, since
+    it is a MockFactory); and its presses still go through the glitch filter a wire needs."""
+    box = ButtonBox(default_config(["Blue", "Red"]), lambda e: None, factory=LGPIOFactory(),
+                    confirmer=False)
+    try:
+        with pytest.raises(RuntimeError, match="simulated presses need mock pins"):
+            box.press("Blue")
+        assert box.confirm_us > 0 and not gpio.edge_timing(box.factory).software
+    finally:
+        box.close()
+
+
+def test_no_production_code_asks_whether_the_factory_is_a_mockfactory() -> None:
+    import re
+    from pathlib import Path
+
+    package = Path(gpio.__file__).resolve().parent.parent
+    check = re.compile(r"isinstance\([^)]*MockFactory|==\s*[\"']MockFactory|MockFactory[\"']\s*==")
+    hits = [f"{path}:{n}" for path in package.rglob("*.py")
+            for n, line in enumerate(path.read_text().splitlines(), 1) if check.search(line)]
+    assert not hits, hits
+
+
 def test_a_factory_without_edge_times_is_refused_with_the_fix() -> None:
     with pytest.raises(CaptureError) as caught:
         ButtonBox(default_config(["Blue", "Red"]), lambda e: None, factory=RPiGPIOFactory(),

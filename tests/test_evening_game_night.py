@@ -5,7 +5,7 @@ resume, sudden death → champion; shorter evenings for Pig and Pig's Tail.
 It runs on mocked pins (gpiozero MockFactory, edges at chosen ticks), real espeak-ng speech played
 by the recording sink, a real SQLite file and — for the Spank evening — the real scoreboard in
 headless Chromium following the table through its event stream. Time is simulated
-(`tests/simtable.py`), so the same script gives the same table log, and the test asserts what the
+(`tests/harness.py`), so the same script gives the same table log, and the test asserts what the
 recording sink was given to say, in order.
 """
 
@@ -19,7 +19,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from referee.events import Facts, Penalty
-from tests.simtable import SimTable
+from tests.harness import SimTable
 
 SEATS = ["Blue", "Red", "Green"]
 SPANK = {"deck": "15", "tempo_ms": "200", "pause_ms": "300", "window_ms": "800",

@@ -11,7 +11,7 @@ from pathlib import Path
 from gpiozero.pins.mock import MockFactory
 
 from referee.store.tablelog import replay
-from tests.simtable import SimTable
+from tests.harness import SimTable
 
 SEATS = ["Blue", "Red", "Green"]
 DEAL = ("Use the aces, twos and threes: one set of four per player. Deal four cards to each "

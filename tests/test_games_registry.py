@@ -8,8 +8,8 @@ import pytest
 
 from referee.rules import registry
 from referee.rules.declare import RulesError
+from tests.harness import register_game
 from tests.made_up_game import FirstAfterTheBeep
-from tests.support import register_game
 
 
 def test_the_installed_games_are_the_packages_entry_points() -> None:

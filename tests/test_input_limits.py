@@ -33,7 +33,7 @@ from referee.rules.registry import games, rules_for
 from referee.scoreboard.app import create_app, serve_in_thread
 from referee.scoreboard.guard import MAX_BODY
 from referee.store.tablelog import MAX_LINE, LogError, read_lines
-from tests.support import close_table
+from tests.harness import close_table
 from tests.test_bad_logs import LOGS, log_text
 from tests.test_hostile_http import guest, request
 

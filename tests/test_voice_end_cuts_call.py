@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gpiozero.pins.mock import MockFactory
 
-from tests.simtable import SimTable
+from tests.harness import SimTable
 
 
 def test_the_end_cuts_off_the_call_being_said(

@@ -39,14 +39,15 @@ EQUIVALENT_HEADING = "## Equivalent survivors"
 # and only slows every mutant down. `--deselect` items drop single tests of a listed file.
 # Modules with the same tests are mutated in one mutmut pass; each group is its own pass, so a
 # module is judged by its own tests only (mutmut then picks, per mutant, those of them that reach
-# the mutated function). The Hypothesis properties (tests/test_rules_properties.py) are left out:
-# every mutant of a rules function would run them for seconds, and the scenarios judge the same.
+# the mutated function). The Hypothesis properties (tests/test_rules_properties.py, a fixed seed)
+# and the failing-disk tests (tests/test_hostile_disk.py) judge too: they are the only catchers of
+# several mutants (issue 23), at a few seconds a mutant that reaches them.
 RULES_TESTS = (
     "tests/test_race.py", "tests/test_rules_spank.py", "tests/test_rules_pig.py",
     "tests/test_rules_pigstail.py", "tests/test_rules_rulings.py",
     "tests/test_rules_thresholds.py", "tests/test_rules_who_counts.py", "tests/test_rules_declared.py",
     "tests/test_replay_driver.py", "tests/test_rules_spank_live.py",
-    "tests/test_rules_spank_un_ended.py",
+    "tests/test_rules_spank_un_ended.py", "tests/test_rules_properties.py",
     "--deselect", "tests/test_rules_rulings.py::test_bad_line_is_exit_2_from_the_command",
 )
 TABLELOG_TESTS = RULES_TESTS + (
@@ -71,12 +72,14 @@ _LIVE = ("test_nothing_is_called_before_every_seat_is_ready", "test_the_end_is_s
 ENGINE_TESTS = ("tests/test_engine_live_table.py", "tests/test_engine_games.py", "tests/test_rhythm.py",
                 "tests/test_rhythm_thresholds.py", "tests/test_engine_timing.py",
                 "tests/test_engine_keypad.py", "tests/test_engine_commands.py",
-                "tests/test_engine_loop.py",
+                "tests/test_engine_loop.py", "tests/test_hostile_disk.py",
                 "--deselect",
                 "tests/test_engine_live_table.py::test_deciding_press_to_ruling_delay_is_reported",
                 "--deselect", "tests/test_engine_live_table.py::"
                 "test_a_stopped_game_resumes_and_a_cut_round_is_voided",
                 *(x for name in _LIVE for x in ("--deselect", f"tests/test_rhythm.py::{name}")))
+# the table log's file: its checks at open, its lock, a full or failing disk
+DATABASE_TESTS = ("tests/test_hostile_disk.py",)
 PIN_TESTS = (
     "tests/test_web.py::test_every_change_needs_the_pin",
     "tests/test_web.py::test_five_wrong_pins_lock_the_address_for_a_minute",
@@ -91,6 +94,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "referee/rules/pigstail.py": RULES_TESTS,
     "referee/rules/replay.py": RULES_TESTS,
     "referee/store/tablelog.py": TABLELOG_TESTS,
+    "referee/store/database.py": DATABASE_TESTS,
     "referee/capture/gpio.py": CAPTURE_TESTS,
     "referee/engine/rhythm.py": ENGINE_TESTS,
     "referee/engine/loop.py": ENGINE_TESTS,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from referee.store.database import connect, export_lines
 
@@ -50,3 +52,28 @@ def export(db: Path) -> list[str]:
         return list(export_lines(conn))
     finally:
         conn.close()
+
+
+def bench_smoke(keys: list[str], tmp_path: Path) -> tuple[dict[str, Any], str]:
+    """`benchmarks/run_all.py --smoke --only KEYS`: each benchmark at its tiny size, checked as
+    `make bench` would take it (it ran, printed its RESULT line, its document section renders);
+    the runs by key and the document written."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import run_all  # benchmarks/run_all.py
+
+    doc, out = tmp_path / "bench.md", tmp_path / "bench.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_all.py"), "--smoke",
+                           "--only", ",".join(keys), "--doc", str(doc), "--json", str(out)],
+                          cwd=ROOT, text=True, capture_output=True, timeout=240)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    runs: dict[str, Any] = json.loads(out.read_text())
+    assert set(runs) == set(keys)
+    text = doc.read_text()
+    for key, r in runs.items():
+        assert r["status"] == "ok", (key, r)
+        bench = next(b for b in run_all.BENCHES if b.key == key)
+        if '"RESULT ' in (ROOT / "benchmarks" / bench.script).read_text():
+            assert r["result"] is not None, f"{key}: no RESULT line"
+        assert f"## {bench.title}" in text
+    assert "failed (exit" not in text and "timed out" not in text
+    return runs, text

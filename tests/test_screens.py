@@ -579,8 +579,8 @@ def test_co_champions_read_as_a_list(stage: Stage) -> None:
 def test_a_gain_is_red_only_where_fewer_wins(stage: Stage, monkeypatch: pytest.MonkeyPatch) -> None:
     """A game where more wins (made up in the tests): its point is a gain, shown green; Spank's
     whammy is a loss, shown red."""
-    from tests.made_up_game import FirstAfterTheBeep
     from tests.harness import register_game
+    from tests.made_up_game import FirstAfterTheBeep
 
     register_game(monkeypatch, FirstAfterTheBeep)  # its words come with it
     walk = start_walk(stage, "beep-race", {"rounds": 3})

@@ -600,3 +600,21 @@ def register_game(monkeypatch: Any, cls: type,
     registry.register(cls)
     for key, beats in (phrases or {}).items():
         monkeypatch.setitem(ENGLISH, key, beats)
+
+
+def every_game() -> dict[str, type[Any]]:
+    """What every cross-game test runs over: the registered games (the package's entry points and
+    any registered directly) and the games made up in tests/made_up_game.py, by name. A new game
+    joins by being registered."""
+    from referee.rules.registry import games
+    from tests.made_up_game import FirstAfterTheBeep, SnapGrab
+
+    return dict(sorted({**games(), FirstAfterTheBeep.NAME: FirstAfterTheBeep,
+                        SnapGrab.NAME: SnapGrab}.items()))
+
+
+def made_up(game: str) -> bool:
+    """A game defined in tests/ (it must be registered for the test that plays it)."""
+    from referee.rules.registry import games
+
+    return game not in games()

@@ -686,8 +686,8 @@ def test_a_turn_game_made_up_in_the_tests_plays_on_every_page(
     """Issue 22: the made-up turn game ("Snap Grab", defined only in tests/, more wins, its own
     call, question and count fact) plays on the real pages at phone and TV size with nothing
     outside tests/ naming it: its title, its call, its question, its gains in green, its champion."""
+    from tests.harness import register_game
     from tests.made_up_game import SnapGrab
-    from tests.support import register_game
 
     register_game(monkeypatch, SnapGrab)  # its words come with it, as an installed game's would
     walk = start_walk(stage, "snap-grab", {"cards": 3, "strikes": 2, "window_ms": 1000,

@@ -152,6 +152,9 @@ def child(modules: list[str], tests: list[str], only: list[str]) -> None:
     cfg = configuration._load_config()
     cfg.only_mutate = modules
     cfg.pytest_add_cli_args_test_selection = tests
+    # the first pass runs every selected test under mutmut's tracing, niced: the property tests
+    # take minutes there, past the suite's 120 s; a mutant's run has mutmut's own time limit
+    cfg.pytest_add_cli_args = [*cfg.pytest_add_cli_args, "--timeout=1800"]
     configuration._config = cfg
     from mutmut.__main__ import _run  # reads the config at import
 

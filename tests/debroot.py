@@ -43,6 +43,20 @@ def locked(name: str) -> Iterator[None]:
         yield
 
 
+def link_tree(src: Path, dest: Path, pattern: str) -> None:
+    """The files of `src` matching `pattern` that `dest` lacks, hard-linked there (copied where
+    the two are on different file systems)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for path in src.glob(pattern):
+        target = dest / path.name
+        if target.exists():
+            continue
+        try:
+            os.link(path, target)
+        except OSError:
+            shutil.copy2(path, target)
+
+
 def bookworm_tarball() -> Path:
     """The cached minbase + systemd root (made on first use)."""
     tarball = CACHE / "bookworm-minbase-systemd.tar"

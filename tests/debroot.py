@@ -35,12 +35,17 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @contextlib.contextmanager
-def locked(name: str) -> Iterator[None]:
-    """Hold the cache's lock `name` (an flock shared by every run on this machine)."""
+def locked(name: str, wait: bool = True) -> Iterator[bool]:
+    """Hold the cache's lock `name` (an flock shared by every run on this machine); with `wait`
+    False, only if it is free now (the block is told whether it holds it)."""
     CACHE.mkdir(parents=True, exist_ok=True)
     with open(CACHE / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
 
 
 def link_tree(src: Path, dest: Path, pattern: str) -> None:

@@ -77,8 +77,9 @@ def installed() -> object:
         run = debroot.in_root(root, "bash /srv/table-referee/hardware/install.sh",
                               binds=binds, env=env, timeout=900)
         after = debroot.in_root(root, CHECKS, binds=binds, timeout=300)
-        with debroot.locked("apt-archives"):
-            debroot.link_tree(own, archives, "*.deb")
+        with debroot.locked("apt-archives", wait=False) as free:
+            if free:  # (it is a cache: another run holding it may add them next time)
+                debroot.link_tree(own, archives, "*.deb")
         yield root, run, after
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -20,7 +20,7 @@ import pytest
 from referee.cli.table import Table
 from referee.config import default_config
 from referee.scoreboard.app import WebServer, serve_in_thread
-from tests.support import close_table, end_window
+from tests.harness import close_table, end_window
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
@@ -76,7 +76,7 @@ class Live:
         pin.drive(True, ticks + 0.05)
 
     def end_window(self, window_ms: int = WINDOW_MS) -> None:
-        """Decide a split round now (tests/support.py)."""
+        """Decide a split round now (tests/harness.py)."""
         assert self.table.engine is not None
         end_window(self.table.engine, window_ms)
 

@@ -25,9 +25,8 @@ from referee.events import Facts, GameStart, Penalty, Press
 from referee.rules.replay import ReplayError
 from referee.store.database import StorageFull, Store, events, marks
 from referee.voice.announce import PrintAnnouncer
-from tests.sim import Sim
-from tests.support import register_game, typed
-from tests.test_keypad_decisions import key, play_round, said  # the keypad tests' own steps
+from tests.harness import Sim, SimClock, register_game, typed
+from tests.test_engine_keypad import key, play_round, said  # the keypad tests' own steps
 
 SEATS = ["Blue", "Red", "Green"]
 OPTIONS = {"deck": "72", "tempo_ms": "100", "window_ms": "1000", "doubles": "off",
@@ -42,14 +41,6 @@ def scores(engine: Engine) -> dict[str, int]:
 # -- an engine at its Ready step (the Sim starts from the first round) ------------------------
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1_000_000
-
-    def __call__(self) -> int:
-        return self.t
-
-
 def ask(engine: Engine, name: str, **args: Any) -> Any:
     """A command as the panel sends it, answered on this (the engine's) thread."""
     reply: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -62,7 +53,7 @@ def ask(engine: Engine, name: str, **args: Any) -> Any:
 
 @pytest.fixture
 def ready_table(tmp_path: Path) -> Any:
-    clock = Clock()
+    clock = SimClock(1_000_000)
     store = Store(tmp_path / "ready.db")
     voice = PrintAnnouncer(io.StringIO(), lead_ms=10, clock=clock, quiet=True)
     start = GameStart("spank-the-pig", tuple(SEATS), typed("spank-the-pig", OPTIONS))

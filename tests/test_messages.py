@@ -59,7 +59,7 @@ from referee.store.tablelog import (
     event_to_json,
     replay,
 )
-from tests.support import close_table
+from tests.harness import close_table
 
 PIN = "2468"
 ADDR = "10.0.0.2"

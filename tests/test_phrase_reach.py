@@ -229,7 +229,7 @@ def said_by_the_button_check() -> set[str]:
     """`referee buttons`: each press is said as its seat and button."""
     from referee.cli.buttons import ButtonCheck
     from referee.config import default_config
-    from tests.conftest import TickPin
+    from tests.harness import TickPin
 
     factory = MockFactory(pin_class=TickPin)
     voice = PrintAnnouncer(io.StringIO(), quiet=True)

@@ -60,19 +60,26 @@ def installed() -> object:
         (root / "var/log/compiler-calls").write_text("")
         (root / "srv/asound-cards").write_text(PI5_CARDS)
         debroot.copy_checkout(root / "srv/table-referee")
+        # the .deb cache is shared by every checkout on this machine, and apt-get locks the
+        # directory it downloads to ("Could not get lock /var/cache/apt/archives/lock"): each run
+        # installs from its own copy of it (hard links) and hands back what it downloaded, so
+        # runs wait for each other only while copying, not for a whole install
         archives = debroot.CACHE / "apt-archives"
-        (archives / "partial").mkdir(parents=True, exist_ok=True)
-        binds = {"/var/cache/apt/archives": archives, "/srv/wheels": wheels}
+        own = work / "apt-archives"
+        with debroot.locked("apt-archives"):
+            (archives / "partial").mkdir(parents=True, exist_ok=True)
+            debroot.link_tree(archives, own, "*.deb")
+        (own / "partial").mkdir(parents=True, exist_ok=True)
+        binds = {"/var/cache/apt/archives": own, "/srv/wheels": wheels}
         env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "/srv/wheels",
                "PIP_DISABLE_PIP_VERSION_CHECK": "1",
                "TABLE_REFEREE_ASOUND_CARDS": "/srv/asound-cards"}
-        # the .deb cache is shared by every checkout on this machine: a second run's apt-get
-        # failed on its lock ("Could not get lock /var/cache/apt/archives/lock"), so runs take
-        # turns with it
-        with debroot.locked("apt-archives"):
-            run = debroot.in_root(root, "bash /srv/table-referee/hardware/install.sh",
-                                  binds=binds, env=env, timeout=900)
-            after = debroot.in_root(root, CHECKS, binds=binds, timeout=300)
+        run = debroot.in_root(root, "bash /srv/table-referee/hardware/install.sh",
+                              binds=binds, env=env, timeout=900)
+        after = debroot.in_root(root, CHECKS, binds=binds, timeout=300)
+        with debroot.locked("apt-archives", wait=False) as free:
+            if free:  # (it is a cache: another run holding it may add them next time)
+                debroot.link_tree(own, archives, "*.deb")
         yield root, run, after
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -311,7 +311,7 @@ class Doctor:
                                          "GPIOZERO_PIN_FACTORY=lgpio), or allow it with "
                                          "untimed_edges = true in [buttons]")
             return
-        if name == "MockFactory" and not self.mock and env != "mock":
+        if timing.software and not self.mock and env != "mock":
             how = "already set by the caller"
         yield ok("pin factory", f"{name} ({how}): {timing.note}")
 
@@ -330,7 +330,9 @@ class Doctor:
     def check_gpio_access(self) -> Iterable[Line]:
         chips = sorted(glob.glob(GPIOCHIP_GLOB))
         if not chips:
-            if self.mock or self.model is None and type(self.factory).__name__ == "MockFactory":
+            from referee.capture.gpio import edge_timing
+
+            if self.mock or self.model is None and edge_timing(self.factory).software:
                 yield ok("GPIO access", "not a Raspberry Pi (no /dev/gpiochip*): mocked pins "
                                         "in use, no hardware needed")
             elif self.model is None:

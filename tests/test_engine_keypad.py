@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from referee.events import Penalty
-from tests.sim import Sim
+from tests.harness import Sim
 
 SEATS = ["Blue", "Red", "Green"]
 OPTIONS = {"deck": "72", "tempo_ms": "100", "window_ms": "1000", "doubles": "off",

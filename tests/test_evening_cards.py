@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from tests.simtable import SimTable
+from tests.harness import SimTable
 
 SEATS = ["Ann", "Bob", "Cy"]
 READY = "Press your slap button when you're ready."

@@ -12,7 +12,7 @@ import pytest
 from referee.rules import odds
 from referee.rules.halligalli import COUNTS, FRUITS, HalliGalli, quiet_chance, run_bound
 from referee.store.tablelog import LogError, replay
-from tests.test_quiet_odds import longest_quiet
+from tests.test_games_quiet_odds import longest_quiet
 
 TWO = ["Ann", "Bob"]
 THREE = ["Ann", "Bob", "Cy"]

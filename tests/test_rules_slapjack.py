@@ -12,7 +12,7 @@ import pytest
 from referee.rules import odds
 from referee.rules.slapjack import Slapjack, pass_chance, quiet_flips
 from referee.store.tablelog import LogError, replay
-from tests.test_quiet_odds import longest_quiet as longest
+from tests.test_games_quiet_odds import longest_quiet as longest
 
 TWO = ["Ann", "Bob"]
 THREE = ["Ann", "Bob", "Cy"]

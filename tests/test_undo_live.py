@@ -20,8 +20,8 @@ from typing import Any
 from referee.events import Penalty
 from referee.store.database import connect, export_lines
 from referee.store.tablelog import replay
-from tests import test_keypad_decisions
-from tests.sim import Sim
+from tests import test_engine_keypad as test_keypad_decisions
+from tests.harness import Sim
 from tests.support import run_referee
 
 SEATS, OPTIONS = test_keypad_decisions.SEATS, test_keypad_decisions.OPTIONS

@@ -30,6 +30,7 @@ class GameStart(Struct, frozen=True, tag="game", tag_field="type"):
     game: SeatName
     seats: tuple[SeatName, ...]
     options: dict[str, Any] = {}
+    declared: dict[str, Any] | None = None  # a game from a file: its declaration (docs/games.md)
 
 
 class Cue(Struct, frozen=True, tag="cue", tag_field="type", omit_defaults=True):

@@ -232,9 +232,11 @@ class Rules(ABC):
 
     def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
         """The game's own words for the scoreboard: the unit, and whatever else it shows."""
+        pace = self.schedule()
         return {"unit": list(self.UNIT_WORDS), "pressed": self.PRESSED,
                 "more_wins": self.MORE_WINS, "title": self.title(),
-                "penalties": list(self.PENALTY_REASONS)}
+                "penalties": list(self.PENALTY_REASONS),
+                "next": pace.next_label, "judge_starts": pace.judge_starts}
 
     @classmethod
     def unit_said(cls) -> UnitWords:
@@ -516,6 +518,16 @@ class Rules(ABC):
         if race_open:
             return f"too early for round {number}'s race: it does nothing"
         return "between rounds, presses are ignored"
+
+    def lit(self, number: int) -> str | None:
+        """The seat whose LED stays lit in round `number` (a seat named to answer), if any."""
+        return None
+
+    def judge_marks(self, number: int) -> dict[str, dict[str, Any]]:
+        """The facts the judge's YES and NO give round `number` where they depend on the round (a
+        named seat marked right or wrong): {"yes": {...}, "no": {...}}; empty: each asked fact's
+        declared `yes` and `no`."""
+        return {}
 
     def announcements(self, number: int) -> list[Phrase]:
         """Phrases to say before round `number` starts at a live table."""

@@ -100,6 +100,11 @@ class TurnRules(RederivedRules):
         """Whether `seat` has no turn any more (skipped by the turn order)."""
         return False
 
+    def flip(self, turn: Turn, table: Pile) -> None:
+        """The turn's card goes onto the centre pile (a game whose seats hold their cards takes
+        it from the flipper's)."""
+        table.pile += 1
+
     def counted(self, turn: Turn, firsts: dict[str, int]) -> dict[str, int]:
         """The presses in the window that race (by default every seat's first)."""
         return firsts
@@ -179,7 +184,7 @@ class TurnRules(RederivedRules):
             if turn.number < self.deck():
                 turn.gap = self._firsts(turn.window_end_us, nxt)
             turn.closed = self.finished or turn.close_us <= self.now_us
-            table.pile += 1  # the card is on the pile, ruled or not
+            self.flip(turn, table)  # the card is on the pile, ruled or not
             if turn.closed:
                 turn.outputs = self._ruled(turn, table)
             kept.append(turn)

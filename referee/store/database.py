@@ -396,6 +396,8 @@ class Store:
              int(practice), created),
             durable=True,
         )
+        if start.declared is not None:  # a game from a file: its record keeps its declaration
+            self.mark(game_id, "declared", start.declared)
         if self.demo:
             self.mark(game_id, "demo", True)
         return game_id
@@ -443,9 +445,12 @@ def game_row(conn: sqlite3.Connection, game_id: int | None = None) -> dict[str, 
     row = next(found, None)
     if row is None:
         return None
-    return reading(conn, lambda: {
+    out = reading(conn, lambda: {
         "id": row[0], "game": row[1], "seats": json.loads(row[2]),
         "options": json.loads(row[3]), "practice": bool(row[4]), "created": row[5]})
+    declared = marks(conn, row[0], "declared")
+    out["declared"] = declared[-1] if declared else None
+    return out
 
 
 def games(conn: sqlite3.Connection, *, include_practice: bool = False) -> list[dict[str, Any]]:
@@ -454,7 +459,7 @@ def games(conn: sqlite3.Connection, *, include_practice: bool = False) -> list[d
 
 
 def game_start(row: dict[str, Any]) -> GameStart:
-    return GameStart(row["game"], tuple(row["seats"]), row["options"])
+    return GameStart(row["game"], tuple(row["seats"]), row["options"], row.get("declared"))
 
 
 def events(conn: sqlite3.Connection, game_id: int) -> Iterator[Event]:

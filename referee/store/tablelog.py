@@ -30,6 +30,7 @@ from referee.events import (
 )
 from referee.rules.base import Rules
 from referee.rules.declare import RulesError, options_from_text
+from referee.rules.filed import game_class
 from referee.rules.registry import facts_by_game, rules_for
 from referee.rules.replay import ReplayError, drive
 from referee.wire import explain, not_json, plain, words
@@ -117,6 +118,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
     if isinstance(event, Facts):  # the values are the line's own fields
         return {"type": "facts", "round": event.round, **event.values}
     out: dict[str, Any] = msgspec.to_builtins(event)
+    if isinstance(event, GameStart) and event.declared is None:
+        del out["declared"]  # only a game from a file carries its declaration
     return out
 
 
@@ -132,9 +135,10 @@ def read_lines(lines: Iterable[str]) -> Iterator[LoggedEvent]:
         try:
             event = event_from_line(raw, game)
             if isinstance(event, GameStart) and game is None:
+                game_class(event.game, event.declared)  # a game from a file: learnt here
                 game = event.game
             yield LoggedEvent(number, event)
-        except ValueError as exc:
+        except ValueError as exc:  # RulesError too: a bad declaration, an unknown game
             raise LogError(number, str(exc)) from None
         except RecursionError:
             raise LogError(number, "nested too deeply to be a table-log line") from None
@@ -153,7 +157,7 @@ class Replay:
 def new_rules(start: GameStart, overrides: Mapping[str, Any] | None = None) -> Rules:
     """The rules of a game line; `overrides` (`--option k=v`) are text, converted to the kinds the
     game declares; the line's own options are JSON values, taken as they are typed."""
-    cls = rules_for(start.game)
+    cls = game_class(start.game, start.declared)
     given = options_from_text(cls.known_options(), overrides or {}, start.game)
     return cls(start.seats, {**start.options, **given})
 

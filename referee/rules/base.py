@@ -134,6 +134,9 @@ class Rules(ABC):
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap",)
     ROUNDS_FROM_CUES: ClassVar[bool] = True  # rounds are numbered by cues (False: by claims)
     SILENT_RACE: ClassVar[bool] = False
+    # a game from a file: its declaration, which its log's game line carries (None: a module's
+    # game, or a game file shipped inside the package, found by name)
+    DECLARATION: ClassVar[dict[str, Any] | None] = None
 
     def __init__(self, seats: Iterable[str], options: Mapping[str, Any] | None = None):
         self.seats: tuple[str, ...] = tuple(seats)

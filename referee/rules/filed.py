@@ -55,7 +55,7 @@ def _fields(text: str) -> set[str]:
 
 def _options(d: Declaration) -> tuple[Option, ...]:
     out: list[Option] = [
-        Option.number("window_ms", d.round.window_ms, 100, 600_000, unit="ms",
+        Option.number("window_ms", d.round.window_ms, 100, 60_000, unit="ms",
                       label="Race window", help="how long after the go-word a press counts"),
         Option.number("tempo_ms", d.round.tempo_ms, 50, 10_000, unit="ms", label="Tempo",
                       help="time between the words of the call"),

@@ -186,6 +186,9 @@ class FiledRace(FiledGame, RederivedRules):
             return
         self._early(out, rnd, scores)
         ordered = sorted(rnd.order.items(), key=lambda kv: kv[1])
+        tie = len(ordered) > 1 and ordered[1][1] - ordered[0][1] < settle
+        if tie:  # too close between the first two: said, and the judge picks
+            out.append(Ruling(n, None, 0, Shared.TOO_CLOSE, ordered[1][1] - ordered[0][1]))
         wrong = [s for s, _ in ordered if s in facts.get("wrong", [])]
         for seat in wrong:
             self._earn(out, scores, n, "first_wrong", race.Outcome(seat, None))
@@ -199,8 +202,7 @@ class FiledRace(FiledGame, RederivedRules):
             seat, t = left[0]
             if not window_over and self.now_us < t + settle:
                 rnd.close_us = t + settle  # a later press may yet tie it
-            elif not wrong and len(left) > 1 and left[1][1] - t < settle:
-                out.append(Ruling(n, None, 0, Shared.TOO_CLOSE, left[1][1] - t))
+            elif tie and not wrong:
                 out.append(Awaiting(n, (name,)))  # the judge picks
             else:
                 rnd.named = seat

@@ -57,7 +57,7 @@ class RoundSpec(Struct, forbid_unknown_fields=True, kw_only=True):
     start: Literal["cadence", "turn", "judge"]
     call: Annotated[list[Text], Meta(min_length=1, max_length=6)]
     tempo_ms: Annotated[int, Meta(ge=50, le=10_000)] = 500
-    window_ms: Annotated[int, Meta(ge=100, le=600_000)] = 3000
+    window_ms: Annotated[int, Meta(ge=100, le=60_000)] = 3000
     pace_ms: Annotated[int, Meta(ge=200, le=60_000)] = 4000
     pause_ms: Ms = 4000
     buttons: Annotated[list[Literal["slap", "double"]], Meta(min_length=1, max_length=2)] = \

@@ -205,12 +205,22 @@ def test_the_setup_api_takes_each_options_least_and_greatest_value_and_refuses_b
             assert table.engine is not None and table.engine.game_id == before  # nothing started
 
 
+def game_line(game: str) -> list[dict[str, Any]]:
+    """The game line of a sample log of `game` (a registered game without one: its own line,
+    with as many of the four seats as it takes)."""
+    listed = {"pig": "pig", "pigs-tail": "pigs-tail", "spank-the-pig": "spank"}
+    if game in listed:
+        return list(LOGS[listed[game]][:1])
+    lo, hi = rules_for(game).SEATS
+    return [{"type": "game", "game": game, "seats": SEATS[:max(lo, min(hi, len(SEATS)))],
+             "options": {}}]
+
+
 def replay_with(game: str, option: str, tmp_path: Path) -> tuple[int, str, str]:
     """`referee replay --option` on a log of the game's line alone (an option at an extreme of
     its range may make a whole game's events mean something else: only the range is checked)."""
     path = tmp_path / f"{game}.jsonl"
-    path.write_text(log_text(LOGS["pig" if game == "pig" else
-                                  "pigs-tail" if game == "pigs-tail" else "spank"][:1]))
+    path.write_text(log_text(game_line(game)))
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -223,8 +233,7 @@ def replay_with(game: str, option: str, tmp_path: Path) -> tuple[int, str, str]:
 @pytest.mark.parametrize(("game", "opt"), NUMERIC, ids=IDS)
 def test_the_command_line_takes_each_options_least_and_greatest_value_and_refuses_beyond(
         tmp_path: Path, game: str, opt: Option) -> None:
-    seats = len(LOGS["pig" if game == "pig" else "pigs-tail" if game == "pigs-tail"
-                     else "spank"][0]["seats"])
+    seats = len(game_line(game)[0]["seats"])
     lo, hi = least(game, opt, seats), opt.hi
     assert hi is not None
     for value, ok in ((lo, True), (hi, True), (lo - 1, False), (hi + 1, False)):

@@ -11,7 +11,6 @@ directly; `DECLARATION` on the class is what that line carries.
 
 from __future__ import annotations
 
-import string
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -47,10 +46,6 @@ def _reasons(d: Declaration) -> type[Reason]:
                ("NAMED", d.judge.named), ("NAMED_NEXT", d.judge.named_next),
                ("GIVEN", "given a card")]
     return Reason("FiledWhy", members)  # type: ignore[return-value]
-
-
-def _fields(text: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
 def _options(d: Declaration) -> tuple[Option, ...]:
@@ -93,12 +88,6 @@ def compile_game(d: Declaration, *, carried: bool = True) -> type[Rules]:
     from referee.rules.filedrace import FiledRace
     from referee.rules.filedturns import FiledTurns
 
-    for key, text in (("intro", d.intro or ""), *(("round.call", w) for w in d.round.call),
-                      *((("cards.deal", d.cards.deal),) if d.cards else ())):
-        unknown = _fields(text) - set(d.options) - ({"seat"} if key == "round.call" else set())
-        if unknown:
-            raise GameFileError(f"{key}: {{{sorted(unknown)[0]}}} is not an option of this game; "
-                                f"declare [options.{sorted(unknown)[0]}] or take it out")
     base: type[Rules] = FiledTurns if d.round.start == "turn" else FiledRace
     one, many = d.unit
     phrases: dict[str, Sequence[str]] = {"call": tuple(d.round.call)}

@@ -20,6 +20,7 @@ as the `game` line of a log carries it, so the log replays on its own.
 from __future__ import annotations
 
 import re
+import string
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -36,6 +37,8 @@ MAX_BYTES = 64 * 1024  # a game file is a page of text
 Name = Annotated[str, Meta(pattern=r"^[a-z][a-z0-9-]{1,29}$", extra_json_schema={"examples": ["snap"]})]
 Text = Annotated[str, Meta(min_length=1, max_length=200, pattern=r"\S")]
 Word = Annotated[str, Meta(min_length=1, max_length=40, pattern=r"\S")]
+OptionName = Annotated[str, Meta(pattern=r"^[a-z][a-z0-9_]{1,29}$",
+                                 extra_json_schema={"examples": ["points"]})]
 Ms = Annotated[int, Meta(ge=0, le=600_000)]
 Count = Annotated[int, Meta(ge=0, le=100_000)]
 
@@ -107,7 +110,7 @@ class JudgeSpec(Struct, forbid_unknown_fields=True, kw_only=True):
 class EndSpec(Struct, forbid_unknown_fields=True, kw_only=True):
     """When the game ends (`[end]`); the judge may always end it early."""
 
-    rounds: Count | Name | None = None  # a number, an option's name, or no limit
+    rounds: Count | OptionName | None = None  # a number, an option's name, or no limit
     one_holds_all: bool = False  # cards: the game ends when one seat holds every card
 
 
@@ -126,7 +129,7 @@ class Declaration(Struct, forbid_unknown_fields=True, kw_only=True):
     press: PressSpec = msgspec.field(default_factory=PressSpec)
     judge: JudgeSpec
     end: EndSpec = msgspec.field(default_factory=EndSpec)
-    options: dict[Name, OptionSpec] = {}
+    options: dict[OptionName, OptionSpec] = {}
 
     def to_builtins(self) -> dict[str, Any]:
         out: dict[str, Any] = msgspec.to_builtins(self)
@@ -138,8 +141,16 @@ class GameFileError(RulesError):
 
 
 CARD_EFFECTS = ("take-pile", "give-flipper", "give-each", "to-pile")
-_AMOUNT = re.compile(r"^(gain|lose) ([0-9]{1,6}|[a-z][a-z0-9-]{1,29})$")
+_AMOUNT = re.compile(r"^(gain|lose) ([0-9]{1,6}|[a-z][a-z0-9_]{1,29})$")
 RESERVED = ("tie_us", "pause_ms", "window_ms", "tempo_ms", "turn_ms", "early_ms")
+
+
+def _fields(text: str) -> set[str]:
+    """The {fillers} of a phrase ("{seat}," → {"seat"}); a stray brace is no filler."""
+    try:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+    except ValueError:
+        return {"{"}
 
 
 def parse_effect(text: str) -> tuple[str, int | str]:
@@ -210,6 +221,12 @@ def _problem(d: Declaration) -> str:
         if not spec.min <= spec.default <= spec.max:
             return f"options.{key}.default = {spec.default}: must be from min {spec.min} to max " \
                    f"{spec.max}"
+    for key, text in (("intro", d.intro or ""), *(("round.call", w) for w in d.round.call),
+                      *((("cards.deal", d.cards.deal),) if d.cards else ())):
+        unknown = sorted(_fields(text) - set(d.options) - ({"seat"} if key == "round.call" else set()))
+        if unknown:
+            return f"{key}: {{{unknown[0]}}} is not an option of this game; declare " \
+                   f"[options.{unknown[0]}] or take it out"
     start = d.round.start
     if start == "turn" and not any("{seat}" in w for w in d.round.call):
         return 'round.call: a turn call names the flipper; put "{seat}" in a word, ' \

@@ -137,6 +137,7 @@ class Rules(ABC):
     # a game from a file: its declaration, which its log's game line carries (None: a module's
     # game, or a game file shipped inside the package, found by name)
     DECLARATION: ClassVar[dict[str, Any] | None] = None
+    ZERO_SAID: ClassVar[bool] = True  # a ruling that moves no score still says its count (zero)
 
     def __init__(self, seats: Iterable[str], options: Mapping[str, Any] | None = None):
         self.seats: tuple[str, ...] = tuple(seats)

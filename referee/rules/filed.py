@@ -28,6 +28,7 @@ class FiledGame:
 
     DECL: ClassVar[Declaration]
     DECLARATION: ClassVar[dict[str, Any] | None] = None
+    ZERO_SAID: ClassVar[bool] = False  # "Bob: buzzed first.", not "... Zero points."
     WHY: ClassVar[type[Reason]]
     options: dict[str, Any]
 

@@ -16,7 +16,7 @@ import pytest
 
 from referee.cli import main as cli
 from referee.rules import gamefile, registry
-from referee.rules.filed import compile_game
+from referee.rules.fromfile import compile_game
 from referee.store.tablelog import replay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -164,8 +164,9 @@ BAD: list[tuple[str, str, str]] = [
      "options.gongs.default = 30: must be from min 1 to max 20"),
     ("no judge table", GONG[:GONG.index("[judge]")] + GONG[GONG.index("[end]"):],
      "missing key 'judge'"),
-    ("a turn call without the seat", SNAP.replace('call = ["{seat},", "flip!"]',
-                                                  'call = ["Flip!"]').replace('name = "snap"', 'name = "snap2"'),
+    ("a turn call without the seat",
+     SNAP.replace('call = ["{seat},", "flip!"]', 'call = ["Flip!"]')
+     .replace('name = "snap"', 'name = "snap2"'),
      'round.call: a turn call names the flipper; put "{seat}" in a word'),
     ("a turn game without cards", (SNAP[:SNAP.index("[cards]")] + SNAP[SNAP.index("[press.first_"):])
      .replace('name = "snap"', 'name = "snap2"'), "cards: a turn game flips a deck; add a [cards]"),

@@ -121,7 +121,7 @@ def test_a_seat_with_no_cards_is_skipped_and_out_once_another_seat_takes_the_pil
     rules = rules_for("snap")(TWO, {})
     t = 0
     # Bob flips his 26 cards while Ann never flips: he is out of cards
-    for k in range(26):
+    for _ in range(26):
         t += TURN
         rules.advance(t)
         rules.feed(Cue(t, "Bob"))

@@ -29,7 +29,7 @@ from referee.config import (
 )
 from referee.rules.base import Rules
 from referee.rules.declare import RulesError, options_from_text
-from referee.rules.filed import compile_game
+from referee.rules.fromfile import compile_game
 from referee.rules.gamefile import load as load_game_file
 from referee.rules.registry import games, register, rules_for
 from referee.store.database import StoreError, connect, export_lines

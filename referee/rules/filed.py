@@ -1,26 +1,16 @@
-"""A game file's declaration compiled into a `Rules` class, registered like any game.
-
-`compile_game` reads a checked `Declaration` (referee.rules.gamefile) and builds a class over one of
-two bases: a turn game with a deck and a centre pile (`referee.rules.filedturns`), or a race called
-by a cadence or started by the judge (`referee.rules.filedrace`). Everything the rest of the referee
-reads of a game (name, seats, unit, direction, phrases, calls, options, facts, reasons, buttons)
-comes from the declaration, so a game from a file plays on every page and in every command as a
-module's game does. `learn` compiles a declaration a log's game line carries and registers it
-directly; `DECLARATION` on the class is what that line carries.
-"""
+"""What every game from a file shares: its declaration read into options, facts and reasons,
+and what a press earns (`FiledGame`, the mixin of both bases: `referee.rules.filedturns` and
+`referee.rules.filedrace`; `referee.rules.fromfile` compiles a declaration into a class)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from referee.events import Reason
-from referee.rules import registry
-from referee.rules.base import Rules
-from referee.rules.declare import Fact, Option, UnitWords
-from referee.rules.gamefile import Declaration, GameFileError, from_builtins, parse_effect
+from referee.rules.declare import Fact, Option
+from referee.rules.gamefile import Declaration, parse_effect
 
-__all__ = ["FiledGame", "compile_game", "game_class", "learn"]
+__all__ = ["FiledGame", "facts_of", "options_of", "reasons_of"]
 
 
 class FiledGame:
@@ -41,15 +31,15 @@ class FiledGame:
         return self.WHY[which.upper()]
 
 
-def _reasons(d: Declaration) -> type[Reason]:
+def reasons_of(d: Declaration) -> type[Reason]:
     members = [("FIRST_RIGHT", d.press.first_right.says), ("LAST_RIGHT", d.press.last_right.says),
                ("FIRST_WRONG", d.press.first_wrong.says), ("EARLY", d.round.early_says),
                ("NAMED", d.judge.named), ("NAMED_NEXT", d.judge.named_next),
                ("GIVEN", "given a card")]
-    return Reason("FiledWhy", members)  # type: ignore[return-value]
+    return Reason("FiledWhy", members)  # type: ignore[arg-type,return-value]
 
 
-def _options(d: Declaration) -> tuple[Option, ...]:
+def options_of(d: Declaration) -> tuple[Option, ...]:
     out: list[Option] = [
         Option.number("window_ms", d.round.window_ms, 100, 60_000, unit="ms",
                       label="Race window", help="how long after the go-word a press counts"),
@@ -71,7 +61,7 @@ def _options(d: Declaration) -> tuple[Option, ...]:
     return tuple(out)
 
 
-def _facts(d: Declaration) -> tuple[Fact, ...]:
+def facts_of(d: Declaration) -> tuple[Fact, ...]:
     j = d.judge
     asked = j.question[:1].lower() + j.question[1:]
     if j.mode == "flag":
@@ -81,62 +71,3 @@ def _facts(d: Declaration) -> tuple[Fact, ...]:
                  answers=(j.answers[0], j.answers[1])),
             Fact("wrong", "names", "Answered wrong", "who answered wrong?", "Who answered wrong?",
                  yes=[], no=[], answers=("Wrong", "Nobody"), what="seat", asked=False))
-
-
-def compile_game(d: Declaration, *, carried: bool = True) -> type[Rules]:
-    """The `Rules` class of a declaration. `carried`: a log's game line carries the declaration
-    (a game from a file); False for a game that ships inside the package (played by name)."""
-    from referee.rules.filedrace import FiledRace
-    from referee.rules.filedturns import FiledTurns
-
-    base: type[Rules] = FiledTurns if d.round.start == "turn" else FiledRace
-    one, many = d.unit
-    phrases: dict[str, Sequence[str]] = {"call": tuple(d.round.call)}
-    if d.intro:
-        phrases["intro"] = (d.intro,)
-    if d.cards is not None:
-        phrases["deal"] = (d.cards.deal,)
-    attrs: dict[str, Any] = {
-        "NAME": d.name, "TITLE": d.title, "SEATS": (d.seats[0], d.seats[1]),
-        "UNIT": many, "UNIT_WORDS": (one, many), "MORE_WINS": d.more_wins,
-        "UNIT_SAID": UnitWords("{n} " + one, "{n} " + many, loss="{count} lost",
-                               gain="{count}"),
-        "PHRASES": phrases, "CALLS": ("call",), "CALL": "call",
-        "OPTIONS": _options(d), "FACTS": _facts(d), "BUTTONS": tuple(d.round.buttons),
-        "DECL": d, "DECLARATION": d.to_builtins() if carried else None,
-        "PENALTY_REASONS": ("judge's penalty",),
-        "__doc__": f"{d.title}, a game declared in a game file.",
-        "__module__": base.__module__,
-    }
-    why = _reasons(d)
-    attrs["WHY"] = why
-    attrs["REASONS"] = (why,)
-    return type(_class_name(d.name), (base,), attrs)
-
-
-def _class_name(name: str) -> str:
-    return "".join(part.capitalize() for part in name.split("-")) + "FromFile"
-
-
-def game_class(name: str, declared: Mapping[str, Any] | None) -> type[Rules]:
-    """The class of a game line or record: a declaration it carries is learnt, else the name is
-    looked up (RulesError naming the game, or the declaration's key)."""
-    if declared is None:
-        return registry.rules_for(name)
-    cls = learn(declared)
-    if cls.NAME != name:
-        raise GameFileError(f"the game line names {name!r} but its declaration is {cls.NAME!r}; "
-                            f"make them the same")
-    return cls
-
-
-def learn(declared: Mapping[str, Any]) -> type[Rules]:
-    """Compile the declaration a log's game line (or a game's record) carries and register it, so
-    the rest of the referee finds the game by its name; GameFileError if it is not a game."""
-    cls = compile_game(from_builtins(dict(declared)))
-    known = registry.games().get(cls.NAME)
-    if known is not None and getattr(known, "DECLARATION", None) is None:
-        raise GameFileError(f"name = {cls.NAME!r} is a game the referee knows already; "
-                            f"give the game file another name")
-    registry.register(cls)
-    return cls

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from referee.events import Awaiting, Cue, Event, Facts, Press, Ruling
 from referee.rules import race

@@ -236,7 +236,7 @@ def _problem(d: Declaration) -> str:
     if start == "turn" and d.cards is None:
         return "cards: a turn game flips a deck; add a [cards] table (deck = 52)"
     if start != "turn" and d.cards is not None:
-        return f'cards: a deck is flipped in turns; set round.start = "turn" or remove [cards]'
+        return 'cards: a deck is flipped in turns; set round.start = "turn" or remove [cards]'
     if start == "judge" and len(d.round.call) < 2:
         return 'round.call: a judge-started round says a word before the go-word, e.g. ' \
                '["Next question.", "Buzzers!"]'

@@ -33,7 +33,7 @@ from typing import Any
 
 from referee.events import Standings
 from referee.rules.base import Rules, RulesError
-from referee.rules.filed import game_class
+from referee.rules.fromfile import game_class
 from referee.rules.replay import drive
 from referee.store.database import StoreError, connect, export_lines, game_start, games, marks
 from referee.store.tablelog import LogError, event_from_line, new_rules, replay

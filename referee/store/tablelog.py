@@ -30,7 +30,7 @@ from referee.events import (
 )
 from referee.rules.base import Rules
 from referee.rules.declare import RulesError, options_from_text
-from referee.rules.filed import game_class
+from referee.rules.fromfile import game_class
 from referee.rules.registry import facts_by_game, rules_for
 from referee.rules.replay import ReplayError, drive
 from referee.wire import explain, not_json, plain, words

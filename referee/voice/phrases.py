@@ -40,8 +40,8 @@ ENGLISH: dict[str, list[str]] = {
     # (the pages show the same words: {what} beside the seat and its count)
     "ruling": ["{seat}: {what}. {count_words}."],
     "what_margin": ["{reason} by {margin}"],
-    "ruling_never": ["{seat} {what}. {count_words}."],
-    "ruling_plain": ["{seat}: {what}."],  # a ruling that moves no score, in a game that says so  # {what}: "never slapped: last to..."
+    "ruling_never": ["{seat} {what}. {count_words}."],  # {what}: "never slapped: last to..."
+    "ruling_plain": ["{seat}: {what}."],  # a ruling that moves no score (a game that says so)
     "what_never": ["never {pressed}: {reason}"],  # the seat never pressed: no margin to tell
     "too_close": ["Too close to call."],
     "too_close_never": ["{seats} never {pressed}: too close to call."],
@@ -319,8 +319,8 @@ def ruling_phrase(
     the seat, what it did and its count). `never`: the seats of the race that never pressed; a
     ruling on one of them says so instead of a margin to the window's end ("Yellow never
     pressed: last to press"), and a photo finish between them names them ("Red and Yellow never
-    pressed: too close to call"). `pressed`: what they did not do (the game's word). `plain_zero`: a ruling that
-    moves no score says no count ("Bob: buzzed first.")."""
+    pressed: too close to call"). `pressed`: what they did not do (the game's word).
+    `plain_zero`: a ruling that moves no score says no count ("Bob: buzzed first.")."""
     key = ruling.reason.phrase
     if key == "too_close" and ruling.margin_us == 0 and len(never) >= 2:
         return "too_close_never", {"seats": list(never), "pressed": pressed}

@@ -16,7 +16,7 @@ __all__: list[str] = []
 
 @cache
 def _compiled(name: str) -> Any:
-    from referee.rules.filed import compile_game
+    from referee.rules.fromfile import compile_game
     from referee.rules.gamefile import decode
 
     data = resources.files(__name__).joinpath(f"{name}.toml").read_bytes()

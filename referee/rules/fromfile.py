@@ -19,7 +19,8 @@ from referee.rules.base import Rules
 from referee.rules.declare import UnitWords
 from referee.rules.filed import facts_of, options_of, reasons_of
 from referee.rules.filedrace import FiledRace
-from referee.rules.filedturns import FiledTurns
+from referee.rules.filedturns import FiledTurns, hands
+from referee.rules.stacks import StackRules
 from referee.rules.gamefile import Declaration, GameFileError, from_builtins
 
 __all__ = ["compile_game", "game_class", "learn"]
@@ -33,8 +34,10 @@ def compile_game(d: Declaration, *, carried: bool = True) -> type[Rules]:
     phrases: dict[str, Sequence[str]] = {"call": tuple(d.round.call)}
     if d.intro:
         phrases["intro"] = (d.intro,)
-    if d.cards is not None:
-        phrases["deal"] = (d.cards.deal,)
+    if d.cards is not None:  # what the card stacks say when cards change hands
+        phrases = {**StackRules.PHRASES, **phrases, "deal": (d.cards.deal,),
+                   "took": ("{seat} takes the pile: {number} cards.",),
+                   "took_one": ("{seat} takes the pile: one card.",)}
     attrs: dict[str, Any] = {
         "NAME": d.name, "TITLE": d.title, "SEATS": (d.seats[0], d.seats[1]),
         "UNIT": many, "UNIT_WORDS": (one, many), "MORE_WINS": d.more_wins,
@@ -50,6 +53,10 @@ def compile_game(d: Declaration, *, carried: bool = True) -> type[Rules]:
     why = reasons_of(d)
     attrs["WHY"] = why
     attrs["REASONS"] = (why,)
+    if d.cards is not None:
+        attrs["DEAL"] = d.cards.deck
+        attrs["HANDS"] = hands({why[k.upper()]: getattr(d.press, k).earns for k in
+                                ("first_right", "last_right", "first_wrong")}, why["GIVEN"])
     return type(_class_name(d.name), (base,), attrs)
 
 

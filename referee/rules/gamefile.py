@@ -223,7 +223,8 @@ def _problem(d: Declaration) -> str:
                    f"{spec.max}"
     for key, text in (("intro", d.intro or ""), *(("round.call", w) for w in d.round.call),
                       *((("cards.deal", d.cards.deal),) if d.cards else ())):
-        unknown = sorted(_fields(text) - set(d.options) - ({"seat"} if key == "round.call" else set()))
+        seat = {"seat"} if key in ("round.call", "cards.deal") else set()
+        unknown = sorted(_fields(text) - set(d.options) - seat)
         if unknown:
             return f"{key}: {{{unknown[0]}}} is not an option of this game; declare " \
                    f"[options.{unknown[0]}] or take it out"

@@ -166,22 +166,48 @@ def practice_to_its_end(tmp: Path) -> Table:
     return t
 
 
-PLAYED = ("spank-the-pig", "pig", "pigs-tail", "beep-race", "snap-grab")  # the evenings above
+def snap_evening(tmp: Path) -> Table:
+    """Snap (a game file): the deal, a wrong snap on the first card (a card given), a snap taken,
+    then quiet flips until Bob has no cards, and a snap Ann takes: Bob is out."""
+    t = Table(tmp, "snap", ("Ann", "Bob"), {})
+    cue = t.call()  # Ann's first card: nothing below it, Bob's snap is wrong: he gives her one
+    slaps(t, cue, [("Bob", 200)])
+    t.at(3000)
+    cue = t.call()  # a snap: Ann first
+    slaps(t, cue, [("Ann", 200), ("Bob", 300)])
+    t.at(3000)
+    while True:
+        cue = t.call()
+        if t.engine.rules.state.down["Bob"] == 0 and t.engine.rules.cues[-1].seat == "Bob":
+            slaps(t, cue, [("Ann", 200), ("Bob", 300)])  # Ann takes it all: Bob is out
+            t.at(3000)
+            return t
+        t.at(3000)
+
+
+PLAYED = ("spank-the-pig", "pig", "pigs-tail", "beep-race", "snap-grab", "snap")  # above
 
 
 def registered_evening(tmp: Path, game: str) -> Table:
-    """Any other registered game (from a module or a game file): its deal and first words, a few
-    rounds that everyone presses in, one each, and that nobody presses in."""
+    """Any other registered game (from a module or a game file): its deal and first words, two
+    rounds that everyone presses in, one that only the first seat presses in (the judge's NO
+    when asked), and one that nobody presses in."""
     cls = games()[game]
     seats = FOUR[:max(cls.SEATS[0], min(cls.SEATS[1], 3))]
     t = Table(tmp, game, seats, {})
-    for round_ in range(3):
+    for round_ in range(4):
         if t.engine.rules.next_call() is None:
             break
         cue = t.call()
-        if round_ < 2:
-            slaps(t, cue, [(seat, 200 + 90 * i) for i, seat in enumerate(seats)])
+        pressing = seats if round_ < 2 else seats[:1] if round_ == 2 else ()
+        slaps(t, cue, [(seat, 200 + 90 * i) for i, seat in enumerate(pressing)])
         t.at(60_000)
+        if t.engine.rules.status().awaiting is not None:
+            t.engine._judge_key("no")  # the keypad's NO
+            t.at(100)
+            if t.engine.rules.status().awaiting is not None:
+                t.engine._judge_key("no")
+                t.at(100)
     return t
 
 
@@ -211,7 +237,7 @@ def said_by_the_button_check() -> set[str]:
 def test_every_phrase_is_said_by_the_referee(tmp_path: Path) -> None:
     tables = []
     for i, play in enumerate((spank_evening, pig_evening, pigs_tail_evening, practice,
-                              rhythm_evening, practice_to_its_end)):
+                              rhythm_evening, practice_to_its_end, snap_evening)):
         (tmp_path / str(i)).mkdir()
         tables.append(play(tmp_path / str(i)))
     for game in sorted(set(games()) - set(PLAYED)):  # registered, not listed: played too

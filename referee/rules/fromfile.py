@@ -34,10 +34,14 @@ def compile_game(d: Declaration, *, carried: bool = True) -> type[Rules]:
     phrases: dict[str, Sequence[str]] = {"call": tuple(d.round.call)}
     if d.intro:
         phrases["intro"] = (d.intro,)
-    if d.cards is not None:  # what the card stacks say when cards change hands
+    if d.cards is not None:  # what the card stacks say when cards change hands (those it can)
+        earns = {d.press.first_right.earns, d.press.last_right.earns, d.press.first_wrong.earns}
         phrases = {**StackRules.PHRASES, **phrases, "deal": (d.cards.deal,),
-                   "took": ("{seat} takes the pile: {number} cards.",),
-                   "took_one": ("{seat} takes the pile: one card.",)}
+                   "took": ("{seat} takes the pile: {number} cards.",)}
+        if d.cards.first_card_can_match:  # a pile of one card can be taken
+            phrases["took_one"] = ("{seat} takes the pile: one card.",)
+        if "give-each" not in earns:
+            del phrases["gave_each"]
     attrs: dict[str, Any] = {
         "NAME": d.name, "TITLE": d.title, "SEATS": (d.seats[0], d.seats[1]),
         "UNIT": many, "UNIT_WORDS": (one, many), "MORE_WINS": d.more_wins,

@@ -128,7 +128,7 @@ def browser() -> Iterator[Any]:
 # collection order, so these start at once and the short files fill in around them (in name
 # order the longest started last and the run ended on one busy worker). Every file over 3 s in a
 # five-worker run, by its summed --durations there.
-LONGEST_FIRST = ("test_benchmarks.py", "test_game_night.py", "test_screens.py", "test_pi_install.py",
+LONGEST_FIRST = ("test_benchmarks.py", "test_game_night.py", "test_evening_quiz.py", "test_screens.py", "test_pi_install.py",
                  "test_evening_pig.py", "test_hostile_flood.py", "test_end_cuts_call.py",
                  "test_power_loss.py", "test_button_faults.py", "test_hostile_disk.py",
                  "test_api_fuzz.py", "test_browser.py", "test_messages.py", "test_speech.py",
@@ -137,7 +137,8 @@ LONGEST_FIRST = ("test_benchmarks.py", "test_game_night.py", "test_screens.py", 
                  "test_terminal.py", "test_delivery.py", "test_input_limits.py", "test_cli.py",
                  "test_buttons_doctor.py", "test_bad_logs.py", "test_engine_games.py",
                  "test_live_busy.py", "test_bad_config.py", "test_engine.py",
-                 "test_capture_outputs.py", "test_declared_pages.py", "test_bad_flags.py")
+                 "test_capture_outputs.py", "test_declared_pages.py", "test_bad_flags.py",
+                 "test_game_file.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

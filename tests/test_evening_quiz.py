@@ -202,13 +202,16 @@ SNAP_SAID_START = [
     "Ann, … flip!",
     "Bob: wrong snap by 100 milliseconds. One card lost.",  # the first card: it cannot match
     "Ann: given a card. One card.",
+    "Bob gives Ann one card.",  # what changed hands, as the card stacks say it
     "Bob, … flip!",
     "Ann: first to snap by 80 milliseconds. Two cards.",
+    "Ann takes the pile: two cards.",
     "Cy, … flip!",  # onto the empty pile: nobody presses
     "Ann, … flip!",
     "Judge: Snap or no snap?",  # only Bob pressed
     "Bob: wrong snap. One card lost.",
     "Ann: given a card. One card.",
+    "Bob gives Ann one card.",
 ]
 
 

@@ -213,6 +213,13 @@ class FiledRace(FiledGame, RederivedRules):
         rnd.outputs = [*rulings, *self._penalties(n, scores),
                        *(o for o in out if isinstance(o, Awaiting))]
 
+    def _news(self, rnd: Any) -> object:
+        """Its outputs, and once a seat is named, who else has pressed (the pages show each
+        seat's reaction while the named seat answers)."""
+        if not rnd.outputs:
+            return ()
+        return tuple(rnd.outputs), tuple(rnd.order.items())
+
     def racing_seats(self, rnd: RaceRound) -> tuple[str, ...]:
         locked = rnd.early if self.DECL.round.early == "lock-out" else {}
         return tuple(s for s in self.seats if s not in locked)

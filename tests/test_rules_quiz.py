@@ -3,14 +3,14 @@ sentence of PRODUCT.md's "More slap games": a log in, the replay's lines out."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from referee.events import Cue, Facts, Press
 from referee.rules.registry import rules_for
-from referee.store.tablelog import LogError, replay
+from referee.store.tablelog import LogError
+from tests.rules_log import facts, run
 
 THREE = ["Ann", "Bob", "Cy"]
 S = 1_000_000
@@ -29,14 +29,6 @@ def buzzers(q: int) -> dict[str, Any]:
 def buzz(q: int, after_ms: float, seat: str) -> dict[str, Any]:
     """A buzz `after_ms` after question q's "Buzzers!" (negative: before it)."""
     return {"type": "press", "t_us": q * 30 * S + int(after_ms * 1000), "seat": seat}
-
-
-def facts(round: int, **values: Any) -> dict[str, Any]:
-    return {"type": "facts", "round": round, **values}
-
-
-def run(*lines: dict[str, Any]) -> list[dict[str, Any]]:
-    return replay([json.dumps(x) for x in lines]).lines()
 
 
 def rulings(out: list[dict[str, Any]], round: int | None = None) -> list[tuple[Any, ...]]:

@@ -3,12 +3,11 @@ PRODUCT.md's "More slap games": a log in, the replay's lines out."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from referee.events import Cue, Press
 from referee.rules.registry import rules_for
-from referee.store.tablelog import replay
+from tests.rules_log import facts, run
 
 THREE = ["Ann", "Bob", "Cy"]
 TWO = ["Ann", "Bob"]
@@ -26,14 +25,6 @@ def flip(k: int, seat: str) -> dict[str, Any]:
 
 def tap(k: int, after_ms: float, seat: str) -> dict[str, Any]:
     return {"type": "press", "t_us": k * TURN + int(after_ms * 1000), "seat": seat}
-
-
-def facts(round: int, **values: Any) -> dict[str, Any]:
-    return {"type": "facts", "round": round, **values}
-
-
-def run(*lines: dict[str, Any]) -> list[dict[str, Any]]:
-    return replay([json.dumps(x) for x in lines]).lines()
 
 
 def rulings(out: list[dict[str, Any]], round: int | None = None) -> list[tuple[Any, ...]]:

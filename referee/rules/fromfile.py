@@ -20,8 +20,8 @@ from referee.rules.declare import UnitWords
 from referee.rules.filed import facts_of, options_of, reasons_of
 from referee.rules.filedrace import FiledRace
 from referee.rules.filedturns import FiledTurns, hands
-from referee.rules.stacks import StackRules
 from referee.rules.gamefile import Declaration, GameFileError, from_builtins
+from referee.rules.stacks import StackRules
 
 __all__ = ["compile_game", "game_class", "learn"]
 

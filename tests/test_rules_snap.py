@@ -3,6 +3,7 @@ PRODUCT.md's "More slap games": a log in, the replay's lines out."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from referee.events import Cue, Press
@@ -138,3 +139,39 @@ def test_the_game_can_end_after_a_number_of_flips_most_cards_wins() -> None:
               tap(2, 300, "Bob"), flip(3, "Cy"), flip(4, "Ann"))
     assert out[-1]["final"] is True and out[-1]["winners"] == ["Cy"]
     assert cards(out) == {"Cy": 18, "Ann": 17, "Bob": 16}  # the fourth flip came after the end
+
+
+def honest_quiet_run(rng: random.Random, seats: int, cap: int = 2000) -> int:
+    """The longest run of flips without a press in one honest Snap game of a shuffled deck: a
+    press exactly on a card that matches the rank below it, a random seat first."""
+    deck = [rank for rank in range(13) for _ in range(4)]
+    rng.shuffle(deck)
+    hands = [deck[i::seats] for i in range(seats)]
+    pile: list[int] = []
+    turn = run = longest = 0
+    for _ in range(cap):
+        seat = next((s % seats for s in range(turn, turn + seats) if hands[s % seats]), None)
+        if seat is None:
+            break  # every card is on the pile: the game is over
+        card = hands[seat].pop(0)
+        turn = seat + 1
+        snap = bool(pile) and pile[-1] == card
+        pile.append(card)
+        if snap:
+            hands[rng.randrange(seats)].extend(reversed(pile))  # turned over, under the stack
+            pile, run = [], 0
+            if sum(1 for h in hands if h) == 1:
+                break  # one seat holds every card
+        else:
+            run += 1
+            longest = max(longest, run)
+    return longest
+
+
+def test_snap_has_no_quiet_pause_because_an_honest_table_reaches_any_threshold() -> None:
+    rng = random.Random(26)
+    runs = [honest_quiet_run(rng, rng.choice([2, 3, 4, 6, 8])) for _ in range(400)]
+    assert max(runs) <= 52  # a quiet run never passes the deck: the game is over there
+    # any threshold up to the deck is reached by far more than 1 honest game in 100
+    assert sum(r >= 52 for r in runs) / len(runs) > 0.01
+    assert rules_for("snap")(THREE).schedule().quiet_rounds is None

@@ -168,7 +168,7 @@ class FiledRace(FiledGame, RederivedRules):
             self._earn(out, scores, n, "first_right", race.first(rnd.order, tie))
             if self.amount("last_right")[0] != "nothing":
                 self._earn(out, scores, n, "last_right",
-                           race.last(rnd.order, racing, rnd.close_us, tie))
+                           race.last(rnd.order, racing, tie))
         elif rnd.order:
             self._earn(out, scores, n, "first_wrong", race.first(rnd.order, tie))
         rnd.outputs = [*out, *self._penalties(n, scores)]

@@ -95,7 +95,7 @@ class FiledTurns(FiledGame, StackRules):
             self._earn(out, table, turn, "first_right", race.first(turn.taps, tie))
             if self.amount("last_right")[0] != "nothing":
                 self._earn(out, table, turn, "last_right", race.last(
-                    turn.taps, self.playing(turn.before), turn.close_us, tie))
+                    turn.taps, self.playing(turn.before), tie))
         elif turn.taps:
             self._earn(out, table, turn, "first_wrong", race.first(turn.taps, tie))
         return out

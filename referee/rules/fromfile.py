@@ -5,25 +5,24 @@ two bases: a turn game with a deck and a centre pile (`referee.rules.filedturns`
 by a cadence or started by the judge (`referee.rules.filedrace`). Everything the rest of the referee
 reads of a game (name, seats, unit, direction, phrases, calls, options, facts, reasons, buttons)
 comes from the declaration, so a game from a file plays on every page and in every command as a
-module's game does. `learn` compiles a declaration a log's game line carries and registers it
-directly; `DECLARATION` on the class is what that line carries.
+module's game does (`referee.rules.registry.learn` compiles a declaration a log's game line
+carries and registers it); `DECLARATION` on the class is what that line carries.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from referee.rules import registry
 from referee.rules.base import Rules
 from referee.rules.declare import UnitWords
 from referee.rules.filed import facts_of, options_of, reasons_of
 from referee.rules.filedrace import FiledRace
 from referee.rules.filedturns import FiledTurns, hands
-from referee.rules.gamefile import Declaration, GameFileError, from_builtins
+from referee.rules.gamefile import Declaration
 from referee.rules.stacks import StackRules
 
-__all__ = ["compile_game", "game_class", "learn"]
+__all__ = ["compile_game"]
 
 
 def compile_game(d: Declaration, *, carried: bool = True) -> type[Rules]:
@@ -66,27 +65,3 @@ def compile_game(d: Declaration, *, carried: bool = True) -> type[Rules]:
 
 def _class_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("-")) + "FromFile"
-
-
-def game_class(name: str, declared: Mapping[str, Any] | None) -> type[Rules]:
-    """The class of a game line or record: a declaration it carries is learnt, else the name is
-    looked up (RulesError naming the game, or the declaration's key)."""
-    if declared is None:
-        return registry.rules_for(name)
-    cls = learn(declared)
-    if cls.NAME != name:
-        raise GameFileError(f"the game line names {name!r} but its declaration is {cls.NAME!r}; "
-                            f"make them the same")
-    return cls
-
-
-def learn(declared: Mapping[str, Any]) -> type[Rules]:
-    """Compile the declaration a log's game line (or a game's record) carries and register it, so
-    the rest of the referee finds the game by its name; GameFileError if it is not a game."""
-    cls = compile_game(from_builtins(dict(declared)))
-    known = registry.games().get(cls.NAME)
-    if known is not None and getattr(known, "DECLARATION", None) is None:
-        raise GameFileError(f"name = {cls.NAME!r} is a game the referee knows already; "
-                            f"give the game file another name")
-    registry.register(cls)
-    return cls

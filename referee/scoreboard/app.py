@@ -22,7 +22,6 @@ from werkzeug.exceptions import HTTPException
 
 import referee
 from referee.config import DOUBLE_KEYS, JUDGE_KEYS, SLAP_KEYS
-from referee.engine.ports import TablePort
 from referee.rules.registry import games
 from referee.scoreboard.api import ApiError, Context, register
 from referee.scoreboard.guard import ConnectionGuard, host_allowed, server_settings
@@ -31,6 +30,7 @@ from referee.scoreboard.live import Hub
 from referee.scoreboard.openapi import openapi_document
 from referee.scoreboard.pairing import Pairing
 from referee.scoreboard.pin import PinGuard
+from referee.scoreboard.ports import TablePort
 from referee.store.database import StoreError, http_status
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from referee.events import Event, GameStart, Press
+from referee.events import Event, GameStart, LogFull, Press
 from referee.store.tablelog import dumps, event_from_line, event_to_json
 
 T = TypeVar("T")
@@ -62,8 +62,9 @@ class StoreError(RuntimeError):
     pass
 
 
-class StorageFull(StoreError):
-    """A write failed because the disk (or the database's room on it) is full."""
+class StorageFull(StoreError, LogFull):
+    """A write failed because the disk (or the database's room on it) is full (the engine knows
+    it as `LogFull`, the vocabulary's word for a log that cannot grow)."""
 
 
 class StorageDamaged(StorageFull):
@@ -388,8 +389,37 @@ class Store:
                        else StorageDamaged(str(error))) from None
             return int(cur.lastrowid or 0)
 
+    def last_known_time(self) -> datetime | None:
+        """The latest game's date: the box's own last-known time (a Pi has no clock that runs
+        while it is off, and Trixie no fake-hwclock to carry the time across a reboot)."""
+        with self._lock:
+            try:
+                row = self.conn.execute("SELECT max(created) FROM games").fetchone()
+            except sqlite3.Error:
+                return None
+        try:
+            return datetime.fromisoformat(row[0]) if row and row[0] else None
+        except ValueError:
+            return None
+
+    def clock_behind(self, now: datetime | None = None) -> str | None:
+        """One line when the wall clock is behind the last game's date (booted offline, no
+        hardware clock), else None."""
+        now = now or datetime.now(UTC)
+        last = self.last_known_time()
+        if last is None or now >= last:
+            return None
+        return (f"the clock says {now:%Y-%m-%d %H:%M} UTC, before the last game in the database "
+                f"({last:%Y-%m-%d %H:%M} UTC): the box started without network time and has no "
+                "hardware clock. New games are dated from the last game's date (History keeps "
+                "them in order, marked 'date approximate') until the clock is set: connect the "
+                "Pi to a network once, or fit a real-time clock (a Pi 5's battery)")
+
     def new_game(self, start: GameStart, *, practice: bool = False) -> int:
-        created = datetime.now(UTC).isoformat(timespec="seconds")
+        now = datetime.now(UTC)
+        last = self.last_known_time()
+        behind = last is not None and now < last
+        created = (last if behind and last is not None else now).isoformat(timespec="seconds")
         game_id = self._write(
             "INSERT INTO games (game, seats, options, practice, created) VALUES (?, ?, ?, ?, ?)",
             (start.game, json.dumps(list(start.seats)), json.dumps(dict(start.options)),
@@ -400,6 +430,8 @@ class Store:
             self.mark(game_id, "declared", start.declared)
         if self.demo:
             self.mark(game_id, "demo", True)
+        if behind:  # the clock was behind the last game's date: this date is a lower bound
+            self.mark(game_id, "date_approximate", now.isoformat(timespec="seconds"))
         return game_id
 
     def append(self, game_id: int, event: Event) -> int:
@@ -412,6 +444,19 @@ class Store:
     def mark(self, game_id: int, kind: str, value: Any, *, durable: bool = True) -> None:
         self._write("INSERT INTO marks (game_id, kind, value) VALUES (?, ?, ?)",
                     (game_id, kind, json.dumps(value)), durable=durable)
+
+    # -- what the engine reads back when it resumes a game (its `TableLog` port) ------------------
+
+    def game(self, game_id: int) -> tuple[GameStart, bool] | None:
+        """A game's `game` line and whether it was a practice game; None: no such game."""
+        row = game_row(self.conn, game_id)
+        return None if row is None else (game_start(row), bool(row["practice"]))
+
+    def events(self, game_id: int) -> Iterator[Event]:
+        return events(self.conn, game_id)
+
+    def marks(self, game_id: int, kind: str) -> list[Any]:
+        return marks(self.conn, game_id, kind)
 
     def reader(self) -> sqlite3.Connection:
         return connect(self.path, readonly=True, check=False)  # checked whole at the start

@@ -30,8 +30,8 @@ from referee.events import (
 )
 from referee.rules.base import Rules
 from referee.rules.declare import RulesError, options_from_text
-from referee.rules.fromfile import game_class
-from referee.rules.registry import facts_by_game, rules_for
+from referee.rules.registry import facts_by_game, game_class, rules_for
+from referee.rules.registry import new_rules as registry_rules
 from referee.rules.replay import ReplayError, drive
 from referee.wire import explain, not_json, plain, words
 
@@ -165,6 +165,8 @@ def new_rules(start: GameStart, overrides: Mapping[str, Any] | None = None,
     """The rules of a game line (of `cls`, a game file's, when given); `overrides` (`--option
     k=v`) are text, converted to the kinds the game declares; the line's own options are JSON
     values, taken as they are typed."""
+    if cls is None and not overrides:
+        return registry_rules(start)
     cls = cls or game_class(start.game, start.declared)
     given = options_from_text(cls.known_options(), overrides or {}, start.game)
     return cls(start.seats, {**start.options, **given})

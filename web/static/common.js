@@ -92,6 +92,7 @@ const TR = (() => {
     if (w.progress) return `Flip ${w.progress[0]} of ${w.progress[1]}${pile}`;  // the game counts its cards
     if (w.stacks) return (s.round ? `Flip ${s.round}` : "First flip coming") + pile;  // cards, no end in sight
     if (!s.round) return s.rounds ? `${s.rounds} rounds to play` : s.quiet ? "Playing" : "First round coming";
+    if (s.phase === "over") return `Game over · ${s.round} ${s.round === 1 ? "round" : "rounds"} played`;
     if (s.rounds && s.round > s.rounds) return `Sudden death · round ${s.round}`;
     if (s.rounds) return `Round ${s.round} of ${s.rounds}` + (s.round === s.rounds ? " · last round" : "");
     return `Round ${s.round}`;

@@ -135,6 +135,8 @@
     if (n === s.round && racing) {
       const alone = s.racing && s.racing.length === 1 && s.seat_order.length > 1;  // a flip, no race
       lines = [el("li", {class: "what"}, s.quiet || alone ? "Playing…" : "Racing…")];
+    } else if (n === s.round && s.cut_by_end) {  // the judge's End came mid-race: never ruled
+      lines = [el("li", {class: "what"}, "Not ruled: the judge ended the game during this round.")];
     } else if (waiting && !rulings.length) {
       lines = [el("li", {class: "what"}, "Waiting for the judge…")];
     } else if (!rulings.length) {
@@ -172,6 +174,7 @@
         who(s, seat),
         t === undefined ? el("span", {class: "none"}, n === s.round && racing ? "…"
           : early[seat] !== undefined ? `early by ${ms(early[seat])}`
+          : n === s.round && s.cut_by_end ? "cut short"  // the end came first
           : `never ${(s.words && s.words.pressed) || "pressed"}`) : bar,
         el("span", {class: "ms"}, t === undefined ? "—" : ms(t)));
     }));

@@ -32,7 +32,7 @@ from typing import Any
 from referee.events import Awaiting, Cue, Event, Facts, Press, Ruling
 from referee.rules import race
 from referee.rules.base import Phrase, RederivedRules, Shared
-from referee.rules.declare import Call, RulesError, Schedule
+from referee.rules.declare import Call, Fact, RulesError, Schedule
 from referee.rules.filed import FiledGame
 
 _UNSET = object()
@@ -295,6 +295,11 @@ class FiledRace(FiledGame, RederivedRules):
         rnd = self.rounds[number - 1]
         waiting = any(isinstance(o, Awaiting) for o in rnd.outputs)
         return rnd.named if waiting else None
+
+    def panel_facts(self) -> tuple[Fact, ...]:
+        """The panel marks answers with the named seat's right and wrong (or any seat right):
+        the list of wrong answers is what those buttons send, never typed in."""
+        return tuple(f for f in self.facts() if f.name != "wrong")
 
     def judge_marks(self, number: int) -> dict[str, dict[str, Any]]:
         """What the judge's right and wrong give round `number`'s named seat (the panel's two

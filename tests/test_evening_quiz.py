@@ -18,7 +18,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from referee.store.tablelog import replay
-from tests.simtable import SimTable
+from tests.harness import SimTable
 
 SEATS = ["Ann", "Bob", "Cy"]
 PIN = "4321"

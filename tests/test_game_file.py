@@ -223,7 +223,7 @@ def test_a_log_of_another_game_with_the_game_file_is_one_line(tmp_path: Path, go
 
 def test_the_game_line_of_a_game_from_a_file_carries_it_and_the_log_replays_on_its_own(
         tmp_path: Path, gong: Path, mock_factory: Any) -> None:
-    from tests.simtable import SimTable
+    from tests.harness import SimTable
 
     rc, _, err = cli_run("replay", str(log_file(tmp_path, *GONG_LOG)), "--game-file", str(gong))
     assert rc == 0, err  # registers the file's game, as `referee play --game-file` does

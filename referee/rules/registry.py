@@ -86,8 +86,10 @@ def rules_for(game: str) -> type[Rules]:
 
 def new_rules(start: GameStart) -> Rules:
     """The rules of a `game` line: its game's class (a declaration it carries learnt) with its
-    seats and its (typed) options."""
-    return game_class(start.game, start.declared)(start.seats, start.options)
+    seats and its (typed) options; a practice game's have no sudden death and no champion."""
+    rules = game_class(start.game, start.declared)(start.seats, start.options)
+    rules.practice = start.practice
+    return rules
 
 
 def game_class(name: str, declared: Mapping[str, Any] | None) -> type[Rules]:

@@ -92,6 +92,7 @@ class StackRules(TurnRules):
     UNIT: ClassVar[str] = "cards"
     UNIT_WORDS: ClassVar[tuple[str, str]] = ("card", "cards")
     STACK_WORDS: ClassVar[tuple[str, str]] = ("face down", "face up")
+    TEXTS: ClassVar[tuple[str, ...]] = STACK_WORDS  # English the pages show, for translations
     HANDS: ClassVar[Mapping[Reason, Hand]] = {}
     # what the voice says when cards change hands (a game spreads these into its PHRASES and
     # adds its own `took`, `took_one` and `deal`)

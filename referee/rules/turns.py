@@ -195,6 +195,9 @@ class TurnRules(RederivedRules):
             turn.window_end_us = cue.t_us + window_us
             if nxt is not None:
                 turn.window_end_us = min(turn.window_end_us, nxt)
+            if self.end_us is not None:  # the game ended: a race open then closes there
+                turn.window_end_us = min(turn.window_end_us, self.end_us)
+                nxt = self.end_us if nxt is None else min(nxt, self.end_us)
             turn.taps = self.counted(turn, self._firsts(cue.t_us, turn.window_end_us))
             turn.close_us = self.close_at(turn)
             if turn.number < self.deck():

@@ -19,6 +19,7 @@ import msgspec
 from referee.events import (
     Awaiting,
     Cue,
+    End,
     Event,
     Facts,
     GameStart,
@@ -53,7 +54,7 @@ class LoggedEvent:
 
 _LINE = msgspec.json.Decoder(Event)
 _TAGS: dict[str, type[Event]] = {
-    str(cls.__struct_config__.tag): cls for cls in (GameStart, Cue, Press, Facts, Penalty, Undo)
+    str(cls.__struct_config__.tag): cls for cls in (GameStart, Cue, Press, Facts, Penalty, Undo, End)
 }
 _SHAPE_FIELDS = frozenset({"type", "round"})  # a facts line's own fields; the rest are facts
 
@@ -120,6 +121,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
     out: dict[str, Any] = msgspec.to_builtins(event)
     if isinstance(event, GameStart) and event.declared is None:
         del out["declared"]  # only a game from a file carries its declaration
+    if isinstance(event, GameStart) and not event.practice:
+        del out["practice"]  # said only of a practice game
     return out
 
 
@@ -169,7 +172,9 @@ def new_rules(start: GameStart, overrides: Mapping[str, Any] | None = None,
         return registry_rules(start)
     cls = cls or game_class(start.game, start.declared)
     given = options_from_text(cls.known_options(), overrides or {}, start.game)
-    return cls(start.seats, {**start.options, **given})
+    rules = cls(start.seats, {**start.options, **given})
+    rules.practice = start.practice
+    return rules
 
 
 def replay(lines: Iterable[str], overrides: Mapping[str, Any] | None = None,

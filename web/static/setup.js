@@ -90,8 +90,11 @@
     const def = opt.default === null ? "automatic" : shown(opt.default);
     const field = opt.kind === "number" && opt.unit
       ? el("span", {class: "with-unit"}, input, el("span", {class: "unit"}, opt.unit)) : input;
+    // the range the game declares (every way an option arrives is held to it)
+    const range = opt.kind === "number" ? `${opt.min} to ${shown(opt.max)}, ` : "";
     return el("label", {for: id}, opt.label, field,
-      el("span", {class: "hint"}, `${opt.help} (default ${def})`));
+      el("span", {class: "hint", "data-range": opt.kind === "number" ? `${opt.min}-${opt.max}` : null},
+        `${opt.help} (${range}default ${def})`));
   }
 
   function renderGame() {

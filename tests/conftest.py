@@ -60,7 +60,8 @@ def browser() -> Iterator[Any]:
 # order the longest started last and the run ended on one busy worker). Every file over 3 s in a
 # five-worker run, by its summed --durations there.
 LONGEST_FIRST = ("test_piper.py", "test_benchmarks_startup.py", "test_benchmarks_speech.py",
-                 "test_benchmarks.py", "test_speech_memory.py", "test_evening_cards.py", "test_evening_quiz.py",
+                 "test_benchmarks.py", "test_speech_memory.py", "test_evening_cards.py",
+                 "test_evening_quiz.py",
                  "test_rules_halligalli.py", "test_rules_slapjack.py",
                  "test_benchmarks_hostile.py", "test_evening_game_night.py", "test_screens.py",
                  "test_pi_install.py", "test_evening_pig.py", "test_hostile_flood.py",

@@ -29,7 +29,6 @@ def test_a_game_registered_directly_plays_by_name_and_is_gone_after_the_test(
     known = ", ".join(registry.games())  # the installed games, in name order
     with pytest.raises(RulesError, match=re.escape(f"unknown game 'beep-race'; choose one of {known}")):
         registry.rules_for("beep-race")
-    assert "beep-race" not in str(e.value).split(";")[1]
 
 
 def test_a_broken_game_package_is_left_out_and_the_others_still_play(

@@ -186,13 +186,6 @@ def least(game: str, opt: Option, seats: int) -> int:
     return value
 
 
-def game_line(game: str) -> dict[str, Any]:
-    """A log's game line for the game at its fewest seats (three where it may)."""
-    lo, hi = rules_for(game).SEATS
-    return {"type": "game", "game": game, "seats": ["Ann", "Bob", "Cy", "Dee"][:max(lo, min(3, hi))],
-            "options": {}}
-
-
 NUMERIC = numeric_options()
 IDS = [f"{g}-{o.name}" for g, o in NUMERIC]
 

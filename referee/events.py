@@ -31,6 +31,7 @@ class GameStart(Struct, frozen=True, tag="game", tag_field="type"):
     seats: tuple[SeatName, ...]
     options: dict[str, Any] = {}
     practice: bool = False  # a practice game: no sudden death, no champion (written only if true)
+    declared: dict[str, Any] | None = None  # a game from a file: its declaration (docs/games.md)
 
 
 class Cue(Struct, frozen=True, tag="cue", tag_field="type", omit_defaults=True):

@@ -61,6 +61,7 @@ def browser() -> Iterator[Any]:
 # five-worker run, by its summed --durations there.
 LONGEST_FIRST = ("test_piper.py", "test_benchmarks_startup.py", "test_benchmarks_speech.py",
                  "test_benchmarks.py", "test_speech_memory.py", "test_evening_cards.py",
+                 "test_evening_quiz.py",
                  "test_rules_halligalli.py", "test_rules_slapjack.py",
                  "test_benchmarks_hostile.py", "test_evening_game_night.py", "test_screens.py",
                  "test_pi_install.py", "test_evening_pig.py", "test_hostile_flood.py",
@@ -73,7 +74,7 @@ LONGEST_FIRST = ("test_piper.py", "test_benchmarks_startup.py", "test_benchmarks
                  "test_cli.py", "test_buttons_doctor.py", "test_bad_logs.py",
                  "test_engine_games.py", "test_live_busy.py", "test_bad_config.py",
                  "test_engine_live_table.py", "test_capture_outputs.py", "test_declared_pages.py",
-                 "test_bad_flags.py", "test_clock_behind.py")
+                 "test_bad_flags.py", "test_clock_behind.py", "test_game_file.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -48,7 +48,10 @@ def _game_words() -> set[str]:
         for option in cls.OPTIONS:
             found |= {str(c).lower() for c in option.choices if isinstance(c, str) and
                       c not in ("off", "nothing", "buttons", "judge", "slowest")}
-    return found - {"cards", "card", "lives", "letter", "letters"}  # plain English words too
+    return found - PLAIN  # plain English words too
+
+
+PLAIN = {"cards", "card", "lives", "letter", "letters", "point", "points"}
 
 
 def _game_pattern() -> re.Pattern[str]:
@@ -56,7 +59,7 @@ def _game_pattern() -> re.Pattern[str]:
     the longest fixed part of one of its own phrases ("face-up cards into your whammy pile")."""
     words = sorted(_game_words(), key=len, reverse=True)
     units = {w for cls in games().values() for form in (cls.unit_said().one, cls.unit_said().many)
-             for w in [form.replace("{n}", "").strip()]}
+             for w in [form.replace("{n}", "").strip()] if w not in ("point", "points")}
     chunks = {max(re.split(r"\{[^}]*\}", beat), key=len).strip()
               for cls in games().values() for beats in cls.PHRASES.values() for beat in beats}
     beats = {b for cls in games().values() for call in cls.CALLS for b in cls.PHRASES[call]

@@ -225,6 +225,51 @@ def practice_to_its_end(tmp: Path) -> Table:
     return t
 
 
+def snap_evening(tmp: Path) -> Table:
+    """Snap (a game file): the deal, a wrong snap on the first card (a card given), a snap taken,
+    then quiet flips until Bob has no cards, and a snap Ann takes: Bob is out."""
+    t = Table(tmp, "snap", ("Ann", "Bob"), {})
+    cue = t.call()  # Ann's first card: nothing below it, Bob's snap is wrong: he gives her one
+    slaps(t, cue, [("Bob", 200)])
+    t.at(3000)
+    cue = t.call()  # a snap: Ann first
+    slaps(t, cue, [("Ann", 200), ("Bob", 300)])
+    t.at(3000)
+    while True:
+        cue = t.call()
+        if t.engine.rules.state.down["Bob"] == 0 and t.engine.rules.cues[-1].seat == "Bob":
+            slaps(t, cue, [("Ann", 200), ("Bob", 300)])  # Ann takes it all: Bob is out
+            t.at(3000)
+            return t
+        t.at(3000)
+
+
+PLAYED = ("spank-the-pig", "pig", "pigs-tail", "beep-race", "snap-grab", "snap")  # above
+
+
+def registered_evening(tmp: Path, game: str) -> Table:
+    """Any other registered game (from a module or a game file): its deal and first words, two
+    rounds that everyone presses in, one that only the first seat presses in (the judge's NO
+    when asked), and one that nobody presses in."""
+    cls = games()[game]
+    seats = FOUR[:max(cls.SEATS[0], min(cls.SEATS[1], 3))]
+    t = Table(tmp, game, seats, {})
+    for round_ in range(4):
+        if t.engine.rules.next_call() is None:
+            break
+        cue = t.call()
+        pressing = seats if round_ < 2 else seats[:1] if round_ == 2 else ()
+        slaps(t, cue, [(seat, 200 + 90 * i) for i, seat in enumerate(pressing)])
+        t.at(60_000)
+        if t.engine.rules.status().awaiting is not None:
+            t.engine._judge_key("no")  # the keypad's NO
+            t.at(100)
+            if t.engine.rules.status().awaiting is not None:
+                t.engine._judge_key("no")
+                t.at(100)
+    return t
+
+
 def said_by_the_button_check() -> set[str]:
     """`referee buttons`: each press is said as its seat and button."""
     from referee.cli.buttons import ButtonCheck
@@ -253,9 +298,12 @@ def test_every_phrase_is_said_by_the_referee(tmp_path: Path) -> None:
     for i, play in enumerate((spank_evening, spank_stragglers_take_nothing, pig_evening,
                               pigs_tail_evening, practice,
                               rhythm_evening, practice_to_its_end, slapjack_evening,
-                              halli_galli_evening)):
+                              halli_galli_evening, snap_evening)):
         (tmp_path / str(i)).mkdir()
         tables.append(play(tmp_path / str(i)))
+    for game in sorted(set(games()) - set(PLAYED)):  # registered, not listed: played too
+        (tmp_path / game).mkdir()
+        tables.append(registered_evening(tmp_path / game, game))
     try:
         keys = {key for t in tables for key, _, _ in t.voice.said}
         sentences = [s for t in tables for s in t.said()]

@@ -30,7 +30,7 @@ import pytest
 from referee.cli.table import Table
 from referee.config import default_config
 from referee.engine.loop import Engine, open_game
-from referee.events import Facts, GameStart, Press
+from referee.events import Facts, GameStart, JudgeKey, Press
 from referee.rules.registry import games, rules_for
 from referee.scoreboard.app import WebServer, serve_in_thread
 from referee.voice.announce import PrintAnnouncer
@@ -718,6 +718,49 @@ def test_a_turn_game_made_up_in_the_tests_plays_on_every_page(
         walk.at(3000)
         look(walk, "over", out_dir, "over")
         assert "Green" in table.inner_text("#winner .champion")  # 2 cards: the most wins
+        finish(walk, out_dir)
+    finally:
+        walk.engine.stop()
+
+
+WALKED = ("spank-the-pig", "pig", "pigs-tail")  # walked phase by phase above
+
+
+@pytest.mark.parametrize("game", sorted(set(games()) - set(WALKED)))
+def test_every_other_registered_game_plays_on_every_page(
+        stage: Stage, out_dir: Path, game: str) -> None:
+    """Issue 26: a game registered by an entry point, from a module or a game file, plays on the
+    real pages at phone and TV size because it is registered: waiting, a call, a round everyone
+    presses in, a round one seat presses in (the judge's NO when asked), the end."""
+    seats = list(SEATS)  # the stage's four seats
+    walk = start_walk(stage, game, {})
+    try:
+        look(walk, "waiting", out_dir)
+        for number, pressing in ((1, seats), (2, seats), (3, seats[:1])):
+            walk.do("next_round")
+            for _ in range(100):  # the call's words, up to the go-word
+                if walk.at(100)["phase"] != "cadence":
+                    break
+            if number == 1:
+                look(walk, "race", out_dir, "race")
+            for i, seat in enumerate(pressing):
+                walk.press(seat, 150 + 20 * i)
+            for _ in range(200):  # the race closes (the window, or every seat pressed)
+                if walk.at(100)["phase"] != "race":
+                    break
+            state = walk.poke()
+            if state["awaiting"] is not None:
+                look(walk, f"awaiting-{number}", out_dir, "awaiting")
+                for _ in range(len(SEATS) + 1):  # NO, and to each seat named next
+                    walk.engine.submit(JudgeKey(walk.clock.now, "no"))
+                    if walk.at(50)["awaiting"] is None:
+                        break
+                for _ in range(200):
+                    if walk.at(100)["phase"] not in ("race", "awaiting"):
+                        break
+            look(walk, f"ruled-{number}", out_dir)
+        walk.do("end")
+        look(walk, "over", out_dir, "over")
         finish(walk, out_dir)
     finally:
         walk.engine.stop()

@@ -295,6 +295,7 @@ class ButtonBox:
         self._leds: dict[str, Any] = {}  # seat -> gpiozero LED
         self._chain: dict[str, Any] = {}  # "data"/"clock"/"latch" -> DigitalOutputDevice
         self._chain_bit: dict[str, int] = {}  # seat -> Qi
+        self._steady: set[str] = set()  # seats lit on purpose (not by the cue light's flash)
         self._chain_bits = 0
         self._blinks: dict[str, threading.Event] = {}
         self._closed = False
@@ -590,6 +591,10 @@ class ButtonBox:
     def led(self, seat: str, on: bool) -> None:
         """Light (or put out) a seat's LED; stops any blink on it."""
         self._check_seat(seat)
+        if on:
+            self._steady.add(seat)
+        else:
+            self._steady.discard(seat)
         self._stop_blink(seat)
         if seat in self._leds:
             self._leds[seat].value = on
@@ -622,14 +627,19 @@ class ButtonBox:
     def cue_light(self, on_ms: int = 200) -> None:
         """The cue light: every seat LED on now (the go-word's instant), off after ``on_ms``.
         The engine calls it when the cue's time comes, on the clock the cue was given on."""
+        steady = set(self._steady)
         self.all_leds(True)
+        self._steady = steady
         timer = threading.Timer(on_ms / 1000, self._cue_light_off)
         timer.daemon = True
         timer.start()
 
     def _cue_light_off(self) -> None:
+        """The flash ends: a seat lit on purpose meanwhile (named to answer) stays lit."""
         if not self._closed:
-            self.all_leds(False)
+            steady = set(self._steady)
+            for seat in self.config.seats:
+                self.led(seat.name, seat.name in steady)
 
     # ------------------------------------------------------------------------------- lifecycle
 

@@ -93,6 +93,9 @@ def handle_key(table: Any, ch: str) -> bool:
             phase = engine.phase()
             if ch == "j":
                 act = {"over": "the next game", "ready": "start play", "paused": "resume"}.get(phase)
+                pace = engine.rules.schedule()
+                if act is None and pace.judge_starts and engine.rules.next_call() is not None:
+                    act = pace.next_label.lower()  # a game whose rounds the judge starts
             else:
                 act = None if phase in ("ready", "count-in", "paused", "over") else "pause"
             _say(table, f"{ch} → judge {name}: " + (act or "nothing is asked now, so it does nothing"))

@@ -27,8 +27,11 @@ from referee.config import (
     TableConfig,
     check_pin,
 )
+from referee.rules.base import Rules
 from referee.rules.declare import RulesError, options_from_text
-from referee.rules.registry import games, rules_for
+from referee.rules.fromfile import compile_game
+from referee.rules.gamefile import load as load_game_file
+from referee.rules.registry import games, register, rules_for
 from referee.store.database import StoreError, connect, export_lines
 from referee.store.tablelog import LogError, dumps, replay
 
@@ -58,6 +61,24 @@ def parse_options(pairs: Sequence[str] | None) -> dict[str, str]:
     return options
 
 
+def game_file(args: argparse.Namespace) -> type[Rules] | None:
+    """The game of `--game-file FILE.toml`, compiled and registered (None without one); a bad file
+    is one line naming its key and the fix."""
+    path = getattr(args, "game_file", None)
+    if path is None:
+        return None
+    try:
+        cls = compile_game(load_game_file(path))
+        known = games().get(cls.NAME)
+        if known is not None and known.DECLARATION is None:
+            raise RulesError(f"{Path(path).name}: name = {cls.NAME!r} is a game the referee "
+                             f"knows already; give the game file another name")
+    except RulesError as exc:
+        raise UsageError(str(exc)) from None
+    register(cls)
+    return cls
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     path = args.log
     try:
@@ -66,7 +87,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot read {path}: {exc.strerror}; give the path of a table log") from None
     try:
         with source:
-            result = replay(source, parse_options(args.option))
+            result = replay(source, parse_options(args.option), game_file(args))
     except LogError as exc:
         raise UsageError(f"{path}: {exc}") from None
     except UnicodeDecodeError:
@@ -96,6 +117,11 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
 
     game = args.game
     config = table_config(args)
+    filed = game_file(args)
+    if filed is not None:
+        if game is not None and game != filed.NAME:
+            raise UsageError(f"give GAME or --game-file, not both ({game} and {filed.NAME})")
+        game = filed.NAME
     if game is None:
         game = config.game
     cls = rules_for(game)
@@ -291,6 +317,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("play", help="run a live table")
     sp.add_argument("game", nargs="?", choices=names, metavar="GAME", help=listed)
     sp.add_argument("--mock", action="store_true", help="mocked pins (no hardware)")
+    sp.add_argument("--game-file", metavar="FILE.toml",
+                    help="play a game declared in a game file (see docs/games.md)")
     table_args(sp)
     sp.set_defaults(func=cmd_play)
 
@@ -311,6 +339,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--option", action="append", metavar="KEY=VALUE",
                     help="change a game option for this replay, e.g. --option tie_us=2000 "
                          "(repeat for several); the log's own options are kept otherwise")
+    sp.add_argument("--game-file", metavar="FILE.toml",
+                    help="the game file of a game played from one (its log carries the "
+                         "declaration already; this one is used instead)")
     sp.set_defaults(func=cmd_replay)
 
     sp = sub.add_parser(

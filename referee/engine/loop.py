@@ -105,9 +105,11 @@ class Engine:
         self._stop = threading.Event()
         self._stuck_check_us = 0
         self.presses_not_played = 0  # ready and resume presses, presses in a count-in
+        self.lit_seat: str | None = None  # the seat the game named (to answer): its LED is lit
         # the game played after this one: the same again, or (after practice) the real game with
         # the options chosen for it: a practice game's own small deck never carries over
-        self.next_start = next_start or GameStart(rules.NAME, rules.seats, dict(rules.options))
+        self.next_start = next_start or GameStart(rules.NAME, rules.seats, dict(rules.options),
+                                                  declared=rules.DECLARATION)
         # the keypad's YES with nothing asked: a device waiting to pair is approved first (the
         # table's pairing port; True when the YES was taken for pairing)
         self.pairing_yes: Callable[[], bool] | None = None
@@ -462,7 +464,7 @@ class Engine:
             # late press of that race is never taken for a ready press of the real game)
         view = View(rounds=self.rules.round_count(), race_open=status.race_open,
                     current_awaits=current_awaits, over=over,
-                    can_call=call is not None and not self.ended,
+                    can_call=call is not None and not self.ended and not pace.judge_starts,
                     quiet_at=None if quiet is None else quiet + self.offset_us,
                     earliest_call=earliest, deciding=self._deciding(status.race_open))
         before = self.rhythm.phase
@@ -490,6 +492,7 @@ class Engine:
         still correct a round: the standings shown follow, nothing more is said)."""
         self.final = final
         self.rhythm.end()
+        self._light(None)
         self.next_pass_us = None
         winners = final["winners"]
         self.say("game_over", {"text": standings_text(
@@ -579,6 +582,7 @@ class Engine:
         params = {"seat": call.seat} if call.seat else {}
         beats = phrase_words(call.phrase, params, book=self.book)
         self.rhythm.called(self.now())
+        self._light(None)
         self.calling = "".join(b + (" " if b.endswith(",") else "… ") for b in beats[:-1]) + (
             beats[-1] if beats else "")
         t_cue = self.announcer.cadence(call.phrase, params, self.rules.schedule().tempo_ms)
@@ -629,9 +633,20 @@ class Engine:
         for a in awaiting:
             self.say(*self._question(tuple(  # a need the game forgot to declare: its name
                 facts.get(n) or Fact(n, "flag", n, f"{n}?", f"{n}?") for n in a.need)))
+        self._light(self.rules.lit(number))
         self._publish("ruling", {"round": number, "rulings": [o.to_json() for o in outputs],
                                  "rulings_said": self.shown(outputs),
                                  "correction": correction})
+
+    def _light(self, seat: str | None) -> None:
+        """The LED of the seat the game names (to answer) stays lit; the one before goes dark."""
+        if self.leds is None or seat == self.lit_seat:
+            return
+        if self.lit_seat is not None:
+            self.leds.led(self.lit_seat, False)
+        if seat is not None:
+            self.leds.led(seat, True)
+        self.lit_seat = seat
 
     def ruling_words(self, r: Ruling) -> tuple[str, dict[str, Any]]:
         """The phrase that says ruling `r` (and the pages show it in the same words)."""
@@ -693,16 +708,28 @@ class Engine:
             if key == "yes":
                 if self.rhythm.phase is Phase.OVER:
                     self.next_game()
-                elif not self._start_play():
+                elif not self._judge_next() and not self._start_play():
                     return
             elif not self._pause():
                 return
             self._publish("state", self.snapshot())
             return
         facts = {f.name: f for f in self.rules.facts()}  # what YES and NO mean, fact by fact
-        values = {need: facts[need].yes if key == "yes" else facts[need].no
-                  for need in awaiting.need}
+        marks = self.rules.judge_marks(awaiting.round)  # a named seat: right or wrong
+        values = marks.get(key) or {need: facts[need].yes if key == "yes" else facts[need].no
+                                    for need in awaiting.need}
         self.feed(Facts(awaiting.round, values))
+
+    def _judge_next(self) -> bool:
+        """In a game whose rounds the judge starts, YES between rounds starts the next one."""
+        if (not self.rules.schedule().judge_starts or self.ended or self.storage_full
+                or self.rhythm.phase not in (Phase.PLAYING, Phase.RULING)):
+            return False
+        call = self.rules.next_call()
+        if call is None or self._current_awaits():
+            return False
+        self.start_round(call)
+        return True
 
     def _command(self, cmd: commands.EngineCommand) -> Any:
         """Run a command's handler. A handler that changed the table answers `CHANGED`: the
@@ -869,12 +896,14 @@ def open_game(
     """A new game of `start`; `practice`: a practice game of it first, with the game's own
     practice settings (a short deck), then the real game with the options chosen."""
     rules = new_rules(start)
-    full = GameStart(start.game, start.seats, dict(rules.options))
+    declared = rules.DECLARATION  # a game from a file: its log carries its declaration
+    full = GameStart(start.game, start.seats, dict(rules.options), declared=declared)
     if practice:
         rules = new_rules(GameStart(start.game, start.seats, rules.practice_options(),
-                                    practice=True))
+                                    practice=True, declared=declared))
     game_id = store.new_game(GameStart(start.game, start.seats, dict(rules.options),
-                                       practice=practice))
+                                       practice=practice, declared=declared),
+                             practice=practice)
     return Engine(rules, store, game_id, announcer, practice=practice, next_start=full, **kw)
 
 

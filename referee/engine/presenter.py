@@ -51,7 +51,7 @@ def ruling_words(rules: Rules, book: Phrasebook, r: Ruling) -> tuple[str, dict[s
     if r.seat is None or r.reason in rules.NEVER:
         pressers = rules.pressers(r.round, button)
         never = tuple(s for s in rules.racing(r.round) if s not in pressers)
-    return ruling_phrase(r, book, never=never, pressed=pressed)
+    return ruling_phrase(r, book, never=never, pressed=pressed, plain_zero=not rules.ZERO_SAID)
 
 
 def said_rulings(rules: Rules, book: Phrasebook,

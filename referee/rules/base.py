@@ -139,6 +139,10 @@ class Rules(ABC):
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap",)
     ROUNDS_FROM_CUES: ClassVar[bool] = True  # rounds are numbered by cues (False: by claims)
     SILENT_RACE: ClassVar[bool] = False
+    # a game from a file: its declaration, which its log's game line carries (None: a module's
+    # game, or a game file shipped inside the package, found by name)
+    DECLARATION: ClassVar[dict[str, Any] | None] = None
+    ZERO_SAID: ClassVar[bool] = True  # a ruling that moves no score still says its count (zero)
 
     def __init__(self, seats: Iterable[str], options: Mapping[str, Any] | None = None):
         self.seats: tuple[str, ...] = tuple(seats)
@@ -241,9 +245,11 @@ class Rules(ABC):
 
     def words(self, scores: Mapping[str, int]) -> dict[str, Any]:
         """The game's own words for the scoreboard: the unit, and whatever else it shows."""
+        pace = self.schedule()
         return {"unit": list(self.UNIT_WORDS), "pressed": self.PRESSED,
                 "more_wins": self.MORE_WINS, "title": self.title(),
-                "penalties": list(self.PENALTY_REASONS)}
+                "penalties": list(self.PENALTY_REASONS),
+                "next": pace.next_label, "judge_starts": pace.judge_starts}
 
     @classmethod
     def unit_said(cls) -> UnitWords:
@@ -596,6 +602,16 @@ class Rules(ABC):
         if race_open:
             return f"too early for round {number}'s race: it does nothing"
         return "between rounds, presses are ignored"
+
+    def lit(self, number: int) -> str | None:
+        """The seat whose LED stays lit in round `number` (a seat named to answer), if any."""
+        return None
+
+    def judge_marks(self, number: int) -> dict[str, dict[str, Any]]:
+        """The facts the judge's YES and NO give round `number` where they depend on the round (a
+        named seat marked right or wrong): {"yes": {...}, "no": {...}}; empty: each asked fact's
+        declared `yes` and `no`."""
+        return {}
 
     def announcements(self, number: int) -> list[Phrase]:
         """Phrases to say before round `number` starts at a live table."""

@@ -150,7 +150,7 @@ def check_names(known: Mapping[str, Option], given: Mapping[str, Any], game: str
 # Facts
 
 
-FactKind = Literal["count", "names", "flag"]
+FactKind = Literal["count", "names", "flag", "seat"]
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,8 @@ class Fact:
 
     `kind` "count": a whole number from 0 to `most` (the panel offers 0 to `shown`, the last as
     "shown or more"); "names": a list of names (the panel offers `choices`, (value, label) each);
-    "flag": true or false (the panel's buttons say `answers`). `yes` and `no` are what the judge
+    "flag": true or false (the panel's buttons say `answers`); "seat": a seat's name or null (who
+    answered right; the panel's buttons say `answers` for the seat named). `yes` and `no` are what the judge
     keypad's YES and NO give. While a round waits for the judge, `question` is asked aloud and
     `ask` written on the pages; `asked` False: the referee never waits for it (the judge gives it
     unasked, as a correction).
@@ -184,6 +185,9 @@ class Fact:
         if self.kind == "flag":
             if not isinstance(value, bool):
                 raise RulesError(f"{self.name} must be true or false, not {value!r}")
+        elif self.kind == "seat":
+            if value is not None and not (isinstance(value, str) and value):
+                raise RulesError(f"{self.name} must be a seat's name or null, not {value!r}")
         elif self.kind == "count":
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= self.most:
                 raise RulesError(f"{self.name} must be a whole number from 0 up, not {value!r}")
@@ -236,6 +240,8 @@ class Schedule:
     beat: str | None = None  # the phrase key of the beat
     silent: bool = False  # say, light and show nothing while a race is open (it opens unseen)
     quiet_rounds: int | None = None  # a table this many rounds without a press pauses itself
+    judge_starts: bool = False  # each round waits for the judge's "next" (panel, keypad YES)
+    next_label: str = "Next round now"  # what the judge's "next" button says
 
 
 # --------------------------------------------------------------------------------------------

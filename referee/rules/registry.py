@@ -11,13 +11,18 @@ Nothing outside a game's own module names it.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from importlib.metadata import entry_points
+from typing import Any
 
 from referee.events import GameStart
 from referee.rules.base import Rules
 from referee.rules.declare import Fact, RulesError
+from referee.rules.fromfile import compile_game
+from referee.rules.gamefile import GameFileError, from_builtins
 
-__all__ = ["GROUP", "facts_by_game", "games", "new_rules", "register", "rules_for", "unregister"]
+__all__ = ["GROUP", "facts_by_game", "game_class", "games", "learn", "new_rules", "register",
+           "rules_for", "unregister"]
 
 GROUP = "table_referee.games"
 
@@ -80,8 +85,33 @@ def rules_for(game: str) -> type[Rules]:
 
 
 def new_rules(start: GameStart) -> Rules:
-    """The rules of a `game` line: its game's class with its seats and its (typed) options; a
-    practice game's have no sudden death and no champion."""
-    rules = rules_for(start.game)(start.seats, start.options)
+    """The rules of a `game` line: its game's class (a declaration it carries learnt) with its
+    seats and its (typed) options; a practice game's have no sudden death and no champion."""
+    rules = game_class(start.game, start.declared)(start.seats, start.options)
     rules.practice = start.practice
     return rules
+
+
+def game_class(name: str, declared: Mapping[str, Any] | None) -> type[Rules]:
+    """The class of a game line or record: a declaration it carries (a game from a file) is
+    learnt, else the name is looked up (RulesError naming the game, or the declaration's key)."""
+    if declared is None:
+        return rules_for(name)
+    cls = learn(declared)
+    if cls.NAME != name:
+        raise GameFileError(f"the game line names {name!r} but its declaration is {cls.NAME!r}; "
+                            f"make them the same")
+    return cls
+
+
+def learn(declared: Mapping[str, Any]) -> type[Rules]:
+    """Compile the declaration a log's game line (or a game's record) carries and register it
+    directly, so the rest of the referee finds the game by its name; GameFileError if it is not
+    a game, or names a game the referee knows otherwise."""
+    cls = compile_game(from_builtins(dict(declared)))
+    known = games().get(cls.NAME)
+    if known is not None and known.DECLARATION is None:
+        raise GameFileError(f"name = {cls.NAME!r} is a game the referee knows already; "
+                            f"give the game file another name")
+    register(cls)
+    return cls

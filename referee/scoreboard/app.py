@@ -63,18 +63,18 @@ def make_decorate(table: TablePort, guard: PinGuard | None = None,
                   ) -> Callable[[dict[str, Any] | None], dict[str, Any]]:
     """The engine's snapshot plus what the pages need: colours, the box, the PIN's state."""
 
-    def decorate(snap: dict[str, Any] | None) -> dict[str, Any]:
+    def decorate(shot: dict[str, Any] | None) -> dict[str, Any]:
         config = table.config
         colours = {s.name: s.colour for s in config.seats}
         doubles_pins = [s.name for s in config.seats if s.double is not None]
-        if snap is None:
-            snap = {"game": None, "title": None, "game_id": None, "practice": False,
+        if shot is None:
+            shot = {"game": None, "title": None, "game_id": None, "practice": False,
                     "phase": "setup", "round": 0, "rounds": None, "unit": None, "seats": [],
                     "seat_order": [], "rulings": [], "reactions_us": {}, "awaiting": None,
                     "final": False, "winners": [], "options": {}, "said": "", "stuck": [],
                     "facts": [], "fact_info": {}, "quiet": False, "buttons": []}
-        view = dict(snap)
-        view["colours"] = {s: colours.get(s, "#8b949e") for s in snap.get("seat_order", [])}
+        view = dict(shot)
+        view["colours"] = {s: colours.get(s, "#8b949e") for s in shot.get("seat_order", [])}
         view["mock"] = bool(table.mock)
         health = getattr(table, "health", None)
         view["health"] = health() if health is not None else {"warnings": []}
@@ -82,7 +82,7 @@ def make_decorate(table: TablePort, guard: PinGuard | None = None,
         view["pin_alert"] = guard.alert() if guard is not None else ""
         view["pairing"] = pairing.waiting() if pairing is not None else []
         view["box"] = {
-            "double": [s for s in doubles_pins if "double" in snap.get("buttons", [])],
+            "double": [s for s in doubles_pins if "double" in shot.get("buttons", [])],
             "judge_keys": config.judge is not None,
         }
         return view

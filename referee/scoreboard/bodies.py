@@ -43,11 +43,13 @@ MAX_NAMES = 12  # names in one fact (the doubles showing...)
 
 
 def fact_type(fact: Fact) -> Any:
-    """The JSON shape of one declared fact: a count, a list of names, or a flag."""
+    """The JSON shape of one declared fact: a count, a list of names, a seat, or a flag."""
     if fact.kind == "count":
         return Annotated[int, Meta(ge=0, le=fact.most, description=fact.label)]
     if fact.kind == "names":
         return Annotated[list[SeatText], Meta(max_length=MAX_NAMES, description=fact.label)]
+    if fact.kind == "seat":  # a seat's name, or null: nobody
+        return Annotated[SeatText | None, Meta(description=fact.label)]
     return Annotated[bool, Meta(description=fact.label)]
 
 
@@ -319,7 +321,7 @@ class Setup(Struct):
     games: Annotated[list[dict[str, Any]], Meta(description=(
         "name, title, seats [fewest, most], unit, unit_words [one, many], buttons, options "
         "(name, label, help, kind number|choice, default, unit, min/max or choices) and facts "
-        "(name, kind count|names|flag, label, question, ask, answers)"))]
+        "(name, kind count|names|flag|seat, label, question, ask, answers)"))]
     seats: list[dict[str, Any]]
     game: Annotated[str, Meta(description="the game set up now")]
 

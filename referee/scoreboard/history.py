@@ -33,7 +33,7 @@ from typing import Any
 
 from referee.events import Standings
 from referee.rules.base import Rules, RulesError
-from referee.rules.registry import rules_for
+from referee.rules.registry import game_class
 from referee.rules.replay import drive
 from referee.store.database import StoreError, connect, export_lines, game_start, games, marks
 from referee.store.tablelog import LogError, event_from_line, new_rules, replay
@@ -237,16 +237,16 @@ def _refresh(db_key: str, row: dict[str, Any], busy: threading.Lock) -> None:
         busy.release()
 
 
-def _known_game(name: str) -> type[Rules] | None:
+def _known_game(name: str, declared: Any = None) -> type[Rules] | None:
     try:
-        return rules_for(name)
+        return game_class(name, declared)
     except RulesError:
         return None  # a game no longer installed: shown by its log name
 
 
 def _base(conn: sqlite3.Connection, row: dict[str, Any], ended: bool) -> dict[str, Any]:
     game_id = int(row["id"])
-    cls = _known_game(row["game"])
+    cls = _known_game(row["game"], row.get("declared"))
     return {"id": game_id, "game": row["game"], "title": cls.TITLE if cls else row["game"],
             "seats": tuple(row["seats"]), "created": row["created"], "ended": ended,
             "demo": bool(marks(conn, game_id, "demo")),

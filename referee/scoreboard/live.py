@@ -144,14 +144,14 @@ class Hub:
         if engine is None:
             return self.decorate(None)
         try:
-            snap = engine.command("snapshot", timeout=timeout)
+            current = engine.command("snapshot", timeout=timeout)
         except queue.Empty:
             if self._last_state is not None:
                 return self._last_state
             # nothing published yet to fall back on (a page opened as the table starts, on a
             # loaded machine): wait a little longer, then a 503 the page retries, never a 500
-            snap = engine.command("snapshot", timeout=FIRST_STATE_WAIT_S)
-        return self.decorate(snap)
+            current = engine.command("snapshot", timeout=FIRST_STATE_WAIT_S)
+        return self.decorate(current)
 
     def message(self, kind: str, data: dict[str, Any]) -> bytes:
         body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)

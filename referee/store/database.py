@@ -425,6 +425,8 @@ class Store:
              int(practice or start.practice), created),
             durable=True,
         )
+        if start.declared is not None:  # a game from a file: its record keeps its declaration
+            self.mark(game_id, "declared", start.declared)
         if self.demo:
             self.mark(game_id, "demo", True)
         if behind:  # the clock was behind the last game's date: this date is a lower bound
@@ -487,9 +489,12 @@ def game_row(conn: sqlite3.Connection, game_id: int | None = None) -> dict[str, 
     row = next(found, None)
     if row is None:
         return None
-    return reading(conn, lambda: {
+    out = reading(conn, lambda: {
         "id": row[0], "game": row[1], "seats": json.loads(row[2]),
         "options": json.loads(row[3]), "practice": bool(row[4]), "created": row[5]})
+    declared = marks(conn, row[0], "declared")
+    out["declared"] = declared[-1] if declared else None
+    return out
 
 
 def games(conn: sqlite3.Connection, *, include_practice: bool = False) -> list[dict[str, Any]]:
@@ -498,7 +503,8 @@ def games(conn: sqlite3.Connection, *, include_practice: bool = False) -> list[d
 
 
 def game_start(row: dict[str, Any]) -> GameStart:
-    return GameStart(row["game"], tuple(row["seats"]), row["options"], bool(row["practice"]))
+    return GameStart(row["game"], tuple(row["seats"]), row["options"], bool(row["practice"]),
+                     row.get("declared"))
 
 
 def events(conn: sqlite3.Connection, game_id: int) -> Iterator[Event]:

@@ -31,7 +31,7 @@ from referee.events import (
 )
 from referee.rules.base import Rules
 from referee.rules.declare import RulesError, options_from_text
-from referee.rules.registry import facts_by_game, rules_for
+from referee.rules.registry import facts_by_game, game_class, rules_for
 from referee.rules.registry import new_rules as registry_rules
 from referee.rules.replay import ReplayError, drive
 from referee.wire import explain, not_json, plain, words
@@ -119,14 +119,18 @@ def event_to_json(event: Event) -> dict[str, Any]:
     if isinstance(event, Facts):  # the values are the line's own fields
         return {"type": "facts", "round": event.round, **event.values}
     out: dict[str, Any] = msgspec.to_builtins(event)
+    if isinstance(event, GameStart) and event.declared is None:
+        del out["declared"]  # only a game from a file carries its declaration
     if isinstance(event, GameStart) and not event.practice:
         del out["practice"]  # said only of a practice game
     return out
 
 
-def read_lines(lines: Iterable[str]) -> Iterator[LoggedEvent]:
+def read_lines(lines: Iterable[str], game_file: type[Rules] | None = None
+               ) -> Iterator[LoggedEvent]:
     """Parse a table log; blank lines are skipped; problems raise LogError naming the line. A facts
-    line is read against the game its game line names."""
+    line is read against the game its game line names (a declaration it carries is learnt, unless
+    a game file is given for it: `game_file`, which must declare the same game)."""
     game: str | None = None
     for number, raw in enumerate(lines, start=1):
         if len(raw) > MAX_LINE:
@@ -136,9 +140,14 @@ def read_lines(lines: Iterable[str]) -> Iterator[LoggedEvent]:
         try:
             event = event_from_line(raw, game)
             if isinstance(event, GameStart) and game is None:
+                if game_file is None:
+                    game_class(event.game, event.declared)  # a game from a file: learnt here
+                elif event.game != game_file.NAME:
+                    raise ValueError(f"the log is a game of {event.game!r}, the game file "
+                                     f"declares {game_file.NAME!r}; give the log's game file")
                 game = event.game
             yield LoggedEvent(number, event)
-        except ValueError as exc:
+        except ValueError as exc:  # RulesError too: a bad declaration, an unknown game
             raise LogError(number, str(exc)) from None
         except RecursionError:
             raise LogError(number, "nested too deeply to be a table-log line") from None
@@ -154,37 +163,43 @@ class Replay:
         return [o.to_json() for o in self.outputs] + [self.standings.to_json()]
 
 
-def new_rules(start: GameStart, overrides: Mapping[str, Any] | None = None) -> Rules:
-    """The rules of a game line; `overrides` (`--option k=v`) are text, converted to the kinds the
-    game declares; the line's own options are JSON values, taken as they are typed."""
-    if not overrides:
+def new_rules(start: GameStart, overrides: Mapping[str, Any] | None = None,
+              cls: type[Rules] | None = None) -> Rules:
+    """The rules of a game line (of `cls`, a game file's, when given); `overrides` (`--option
+    k=v`) are text, converted to the kinds the game declares; the line's own options are JSON
+    values, taken as they are typed."""
+    if cls is None and not overrides:
         return registry_rules(start)
-    cls = rules_for(start.game)
-    given = options_from_text(cls.known_options(), overrides, start.game)
-    return registry_rules(GameStart(start.game, start.seats, {**start.options, **given},
-                                    start.practice))
+    cls = cls or game_class(start.game, start.declared)
+    given = options_from_text(cls.known_options(), overrides or {}, start.game)
+    rules = cls(start.seats, {**start.options, **given})
+    rules.practice = start.practice
+    return rules
 
 
-def replay(lines: Iterable[str], overrides: Mapping[str, Any] | None = None) -> Replay:
-    """Re-rule a whole table log; `overrides` replace the log's options (`--option k=v`)."""
+def replay(lines: Iterable[str], overrides: Mapping[str, Any] | None = None,
+           game_file: type[Rules] | None = None) -> Replay:
+    """Re-rule a whole table log; `overrides` replace the log's options (`--option k=v`);
+    `game_file`: the rules of the game file given for it (its declaration, not the log's)."""
     collecting = gc.isenabled()
     gc.disable()  # a replay builds many small acyclic objects: cycle collection only slows it
     try:
-        return _replay(lines, overrides)
+        return _replay(lines, overrides, game_file)
     finally:
         if collecting:
             gc.enable()
 
 
-def _replay(lines: Iterable[str], overrides: Mapping[str, Any] | None) -> Replay:
-    events = read_lines(lines)
+def _replay(lines: Iterable[str], overrides: Mapping[str, Any] | None,
+            game_file: type[Rules] | None = None) -> Replay:
+    events = read_lines(lines, game_file)
     first = next(events, None)
     if first is None:
         raise LogError(1, "the log is empty; its first line must be the game line")
     if not isinstance(first.event, GameStart):
         raise LogError(first.line, "the first line must be the game line ({\"type\": \"game\", ...})")
     try:
-        rules = new_rules(first.event, overrides)
+        rules = new_rules(first.event, overrides, game_file)
     except RulesError as exc:
         raise LogError(first.line, str(exc)) from None
     try:

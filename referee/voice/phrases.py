@@ -41,6 +41,7 @@ ENGLISH: dict[str, list[str]] = {
     "ruling": ["{seat}: {what}. {count_words}."],
     "what_margin": ["{reason} by {margin}"],
     "ruling_never": ["{seat} {what}. {count_words}."],  # {what}: "never slapped: last to..."
+    "ruling_plain": ["{seat}: {what}."],  # a ruling that moves no score (a game that says so)
     "what_never": ["never {pressed}: {reason}"],  # the seat never pressed: no margin to tell
     "what_never_one_of": ["never {pressed}"],  # one of several seats that never pressed
     # several seats never pressed and each takes what the last would (said as one sentence)
@@ -317,12 +318,14 @@ def ruling_phrase(
     *,
     never: tuple[str, ...] = (),
     pressed: str = "pressed",
+    plain_zero: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """The phrase key and parameters that announce one ruling: its reason's phrase key ("ruling":
     the seat, what it did and its count). `never`: the seats of the race that never pressed; a
     ruling on one of them says so ("Yellow never pressed: last to press"; one of several: "Red
     never pressed. One point."), and stragglers that take nothing are named ("Red and Yellow
-    never pressed. Nobody loses."). `pressed`: what they did not do (the game's word)."""
+    never pressed. Nobody loses."). `pressed`: what they did not do (the game's word).
+    `plain_zero`: a ruling that moves no score says no count ("Bob: buzzed first.")."""
     key = ruling.reason.phrase
     if key != "ruling":
         params: dict[str, Any] = {"reason": _reason_said(ruling, language)}
@@ -344,6 +347,8 @@ def ruling_phrase(
                     book=book)
     else:
         what = _word(LANGUAGES.get(language, LANGUAGES["en"]), "reasons").get(reason, reason)
+        if plain_zero and ruling.delta == 0:
+            return "ruling_plain", {"seat": ruling.seat, "what": what}
     params = {
         "seat": ruling.seat, "what": what,
         "count_words": count_words(ruling.delta, book, language)}

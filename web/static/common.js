@@ -63,6 +63,9 @@ const TR = (() => {
   }
 
   function phaseLabel(s) {
+    const w = s.words || {};
+    // a game whose rounds the judge starts: between rounds, the table waits for the judge's "next"
+    if (w.judge_starts && s.game && ["ruled", "setup"].includes(s.phase)) return `Judge: ${w.next}`;
     switch (s.phase) {
       case "setup": return s.game ? "Getting ready" : "No game";
       case "cadence":

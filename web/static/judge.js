@@ -63,6 +63,8 @@
           el("div", {class: "row wrap"},
             el("button", {type: "button", class: "btn", "data-fact": `${f.name}-none`,
               onclick: () => sendFacts(roundOf(), {[f.name]: []}, noneWord)}, noneWord), send)));
+      } else if (f.kind === "seat") {
+        blocks.push(factBlock(f.label, ...seatWidgets(f, roundOf)));
       } else {
         const [yes, no] = f.answers;
         blocks.push(factBlock(f.label, el("div", {class: "choices"},
@@ -73,6 +75,31 @@
       }
     }
     return blocks;
+  }
+
+  /* A seat's answer: right or wrong for the seat the referee named (the facts the game says
+     they give), or, when nobody is named (too close to call, a correction), who was right. */
+  function seatWidgets(f, roundOf) {
+    const [right, wrong] = f.answers;
+    const named = state && state.words && state.words.named;
+    const marks = (state && state.words && state.words.marks) || {};
+    const out = [];
+    if (named && marks.yes && roundOf() === state.round) {
+      out.push(el("p", {class: "named"}, who(state, named)),
+        el("div", {class: "choices"},
+          el("button", {type: "button", class: "btn primary", "data-fact": f.name, "data-value": "right",
+            onclick: () => sendFacts(roundOf(), marks.yes, `${named}: ${right.toLowerCase()}`)}, `${right}: ${named}`),
+          el("button", {type: "button", class: "btn danger", "data-fact": f.name, "data-value": "wrong",
+            onclick: () => sendFacts(roundOf(), marks.no, `${named}: ${wrong.toLowerCase()}`)}, `${wrong}: ${named}`)));
+    }
+    const seats = (state && state.seat_order) || [];
+    out.push(el("div", {class: "choices chars", role: "group", "aria-label": f.label},
+      ...seats.map((seat) => el("button", {type: "button", class: "btn", "data-fact": `${f.name}-seat`,
+        "data-value": seat, onclick: () => sendFacts(roundOf(), {[f.name]: seat}, `${seat}: ${right.toLowerCase()}`)},
+        `${seat} ${right.toLowerCase()}`)),
+      el("button", {type: "button", class: "btn", "data-fact": `${f.name}-none`,
+        onclick: () => sendFacts(roundOf(), {[f.name]: null}, `nobody ${right.toLowerCase()}`)}, "Nobody")));
+    return out;
   }
 
   /* -- rendering ----------------------------------------------------------------------- */
@@ -103,7 +130,7 @@
   function renderQuestion(s) {
     const card = $("question");
     const a = s.awaiting;
-    const key = a ? `${s.game_id}:${a.round}:${a.need.join(",")}` : "";
+    const key = questionKey(s);
     card.classList.toggle("asking", !!a);
     if (key === askedKey) return;
     askedKey = key;
@@ -118,6 +145,12 @@
     $("question-facts").replaceChildren(...factWidgets(a.need, () => a.round));
   }
 
+  /* the named seat changes while one question stays asked (a wrong answer: the next is named) */
+  function questionKey(s) {
+    const a = s.awaiting;
+    return a ? `${s.game_id}:${a.round}:${a.need.join(",")}:${(s.words && s.words.named) || ""}` : "";
+  }
+
   function renderControls(s) {
     const running = !!s.game && s.phase !== "over";
     $("pause").textContent = s.phase === "paused" ? "Resume" : "Pause";
@@ -125,6 +158,8 @@
     $("start").hidden = s.phase !== "ready";
     $("end").disabled = !running;
     $("next-round").disabled = !running || ["cadence", "race", "awaiting", "paused"].includes(s.phase);
+    $("next-round").textContent = (s.words && s.words.next) || "Next round now";
+    $("next-round").classList.toggle("primary", !!(s.words && s.words.judge_starts));
     $("undo").disabled = !s.game;
     $("standings").disabled = !s.game;
     $("next-game").disabled = !s.game;

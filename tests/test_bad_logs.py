@@ -61,7 +61,47 @@ TAIL_LOG = [
     {"type": "press", "t_us": 5_200_000, "seat": "C"},
     {"type": "facts", "round": 2, "match": True},
 ]
-LOGS = {"spank": SEED_LOG, "pig": PIG_LOG, "pigs-tail": TAIL_LOG}
+SLAPJACK_LOG = [
+    {"type": "game", "game": "slapjack", "seats": ["A", "B", "C"], "options": {}},
+    {"type": "cue", "t_us": 1_000_000, "seat": "A"},
+    {"type": "cue", "t_us": 4_000_000, "seat": "B"},
+    {"type": "press", "t_us": 4_200_000, "seat": "C"},
+    {"type": "press", "t_us": 4_300_000, "seat": "A"},
+    {"type": "facts", "round": 2, "jack": True},
+    {"type": "cue", "t_us": 8_000_000, "seat": "C"},
+    {"type": "press", "t_us": 8_100_000, "seat": "B"},
+]
+HALLI_LOG = [
+    {"type": "game", "game": "halli-galli", "seats": ["A", "B", "C"], "options": {}},
+    {"type": "cue", "t_us": 1_000_000, "seat": "A"},
+    {"type": "press", "t_us": 1_300_000, "seat": "B"},
+    {"type": "cue", "t_us": 4_000_000, "seat": "B"},
+    {"type": "press", "t_us": 4_200_000, "seat": "C"},
+    {"type": "press", "t_us": 4_250_000, "seat": "A"},
+    {"type": "facts", "round": 2, "five": True},
+]
+SNAP_LOG = [
+    {"type": "game", "game": "snap", "seats": ["A", "B", "C"], "options": {}},
+    {"type": "cue", "t_us": 1_000_000, "seat": "A"},
+    {"type": "cue", "t_us": 4_000_000, "seat": "B"},
+    {"type": "press", "t_us": 4_200_000, "seat": "C"},
+    {"type": "facts", "round": 2, "snap": True},
+    {"type": "cue", "t_us": 8_000_000, "seat": "C"},
+    {"type": "press", "t_us": 8_150_000, "seat": "A"},
+]
+QUIZ_LOG = [
+    {"type": "game", "game": "quiz", "seats": ["A", "B", "C"], "options": {}},
+    {"type": "cue", "t_us": 30_000_000},
+    {"type": "press", "t_us": 30_300_000, "seat": "B"},
+    {"type": "press", "t_us": 30_500_000, "seat": "C"},
+    {"type": "facts", "round": 1, "wrong": ["B"]},
+    {"type": "facts", "round": 1, "right": "C"},
+    {"type": "cue", "t_us": 60_000_000},
+    {"type": "press", "t_us": 59_900_000, "seat": "A"},
+    {"type": "press", "t_us": 60_200_000, "seat": "B"},
+]
+LOGS = {"spank": SEED_LOG, "pig": PIG_LOG, "pigs-tail": TAIL_LOG, "slapjack": SLAPJACK_LOG,
+        "halli-galli": HALLI_LOG, "snap": SNAP_LOG, "quiz": QUIZ_LOG}
 
 
 def log_text(objs: list[Any]) -> str:

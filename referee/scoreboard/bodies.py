@@ -146,6 +146,9 @@ class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
     ] | UnsetType = UNSET
     options: dict[Annotated[str, Meta(max_length=40)], OptionValue] = {}
     practice: Annotated[bool, Meta(description="ruled and announced, kept out of history")] = False
+    language: Annotated[str, Meta(pattern="^[a-z]{2}$", description=(
+        "the table's language from now on (en, de, es): a table setting, never logged"))
+    ] | UnsetType = UNSET
 
 
 class Press(Struct, forbid_unknown_fields=True, kw_only=True):

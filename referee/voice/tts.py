@@ -11,6 +11,7 @@ speech onset, so a restart renders nothing new.
 from __future__ import annotations
 
 import array
+import dataclasses
 import hashlib
 import importlib.metadata
 import json
@@ -314,6 +315,12 @@ class Renderer:
         self._child: _Child | None = None
         self._lock = threading.Lock()
         self._versions = (pyttsx3_version(), espeak_version())
+
+    def use_language(self, language: str) -> None:
+        """Speak `language` from now on: its phrase table, and its voice unless [speech] voice
+        names one (`SpeechOptions.voice_name`)."""
+        with self._lock:
+            self.options = dataclasses.replace(self.options, language=language)
 
     def key(self, text: str) -> str:
         o = self.options

@@ -311,6 +311,8 @@ def _complete(params: dict[str, Any], lang: Language, book: Phrasebook, *,
     if "question" not in params and "need" in params:
         params["question"] = question_text(params["need"], params.get("asks") or (), lang.code,
                                            book=book)
+    if isinstance(params.get("button"), str):  # the box's buttons in the language's words
+        params["button"] = _word(lang, "buttons").get(params["button"], params["button"])
     if "verb" not in params and "seats" in params:  # "Blue is", "Blue and Red are"
         many = isinstance(params["seats"], list | tuple) and len(params["seats"]) > 1
         params["verb"] = _word(lang, "verb_many" if many else "verb_one")

@@ -84,6 +84,7 @@ def _layers(cls: type, language: str) -> Iterator[dict[str, Any]]:
             yield _read(path)
 
 
+@cache
 def words_of(cls: Any, language: str = ENGLISH) -> GameWords:
     """The words of game class `cls` in `language` (English: its declarations); what a
     translation lacks is left in English, and `missing` names it."""
@@ -105,8 +106,12 @@ def words_of(cls: Any, language: str = ENGLISH) -> GameWords:
                      unit.get("gender", "m"), unit.get("zero", ""))
 
 
+UNIVERSAL_UNITS = ("ms", "µs")  # written alike in every language the referee speaks
+
+
 def _option_texts(option: Option) -> list[str]:
-    return [option.label, option.help, *option.labels]
+    unit = [option.unit] if option.unit and option.unit not in UNIVERSAL_UNITS else []
+    return [option.label, option.help, *option.labels, *unit]
 
 
 def _fact_texts(fact: Fact) -> list[str]:

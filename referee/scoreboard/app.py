@@ -24,8 +24,8 @@ import referee
 from referee.config import DOUBLE_KEYS, JUDGE_KEYS, SLAP_KEYS
 from referee.engine.ports import TablePort
 from referee.rules.registry import games
-from referee.scoreboard.api import ApiError, Context, register
 from referee.scoreboard import i18n
+from referee.scoreboard.api import ApiError, Context, register
 from referee.scoreboard.guard import ConnectionGuard, host_allowed, server_settings
 from referee.scoreboard.history import chart, player_stats, table_games
 from referee.scoreboard.live import Hub
@@ -144,7 +144,8 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
         players = player_stats(found)
         titles = {g.id: i18n.game_title(g.game, g.title, table.language) for g in found}
         return render_template("history.html", page="history", mock=table.mock,
-                               games=list(reversed(found)), titles=titles, players=[p.to_json() for p in players],
+                               games=list(reversed(found)), titles=titles,
+                               players=[p.to_json() for p in players],
                                chart=chart(players))
 
     @app.get("/box")

@@ -10,8 +10,6 @@ REFEREE_SCREEN_ARTIFACTS=1 saves each screen under test-artifacts/screens-<langu
 
 from __future__ import annotations
 
-import dataclasses
-import io
 import os
 import re
 import urllib.request
@@ -22,20 +20,15 @@ from typing import Any
 import pytest
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
 
 from referee.cli.table import Table
-from referee.config import default_config
 from referee.engine.loop import Engine, open_game
 from referee.events import GameStart
 from referee.rules import lingo
 from referee.rules.registry import games
-from referee.scoreboard.app import serve_in_thread, web_dir
-from referee.voice.announce import PrintAnnouncer
+from referee.scoreboard.app import web_dir
 from referee.voice.phrases import ENGLISH, LANGUAGES
-from tests.conftest import TickPin
-from tests.test_screens import CHECK_JS, PIN, VIEWPORTS, SimClock, Stage, Walk, open_page
+from tests.test_screens import CHECK_JS, VIEWPORTS, SimClock, Stage, Walk, open_stage
 
 pytest.importorskip("playwright.sync_api")
 
@@ -142,36 +135,8 @@ def new_engine(table: Table, clock: SimClock, game: str, options: dict[str, Any]
 def stage(request: pytest.FixtureRequest, browser: Any,
           tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stage]:
     language = request.param
-    previous = Device.pin_factory
-    factory = MockFactory(pin_class=TickPin)
-    Device.pin_factory = factory
-    clock = SimClock()
-    announcer = PrintAnnouncer(io.StringIO(), clock=clock, quiet=True)
-    config = default_config(SEATS[language])
-    config = dataclasses.replace(config, language=language)
-    table = Table(config, db=tmp_path_factory.mktemp("lang") / "referee.db", mock=True,
-                  no_speech=True, pin=PIN, out=io.StringIO(), announcer=announcer, auto=False)
-    server = None
-    pages: dict[tuple[str, str], Any] = {}
-    contexts = {v: browser.new_context() for v in VIEWPORTS}
-    for context in contexts.values():
-        context.add_init_script(f"sessionStorage.setItem('tableReferee.pin', '{PIN}')")
-    try:
-        new_engine(table, clock, "spank-the-pig", {})
-        server = serve_in_thread(table, "127.0.0.1", 0)
-        for page, path in PAGES.items():
-            for viewport, context in contexts.items():
-                pages[(page, viewport)] = open_page(context, server.url + path, viewport)
-        yield Stage(table, server, clock, pages)
-    finally:
-        for context in contexts.values():
-            context.close()
-        if server is not None:
-            server.close()
-        table.close()
-        factory.close()
-        factory.reset()
-        Device.pin_factory = previous
+    yield from open_stage(browser, tmp_path_factory.mktemp("lang"), SEATS[language], language,
+                          engine=new_engine)
 
 
 def look(walk: Walk, phase: str, expect: str | None = None) -> dict[str, str]:

@@ -290,7 +290,7 @@ def _complete(params: dict[str, Any], lang: Language, book: Phrasebook, *,
         params["margin"] = margin_text(ms, lang.code) if shown else margin_said(ms, lang.code)
     if "count_words" not in params and "count" in params:
         params["count_words"] = count_words(int(params["count"]), book, lang.code)
-    if lang.code != "en":  # the game's English fillers ("touch the nose", "aces") in its words
+    if lang.code != "en":  # the game's own English fillers (an act, a rank) in its words
         for name, value in list(params.items()):
             if name in _OWN_FILLERS:
                 continue

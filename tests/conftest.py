@@ -128,7 +128,8 @@ def browser() -> Iterator[Any]:
 # collection order, so these start at once and the short files fill in around them (in name
 # order the longest started last and the run ended on one busy worker). Every file over 3 s in a
 # five-worker run, by its summed --durations there.
-LONGEST_FIRST = ("test_benchmarks.py", "test_game_night.py", "test_screens.py", "test_pi_install.py",
+LONGEST_FIRST = ("test_benchmarks.py", "test_game_night.py", "test_screens.py", "test_page_languages.py",
+                 "test_pi_install.py", "test_languages.py", "test_table_language.py",
                  "test_evening_pig.py", "test_hostile_flood.py", "test_end_cuts_call.py",
                  "test_power_loss.py", "test_button_faults.py", "test_hostile_disk.py",
                  "test_api_fuzz.py", "test_browser.py", "test_messages.py", "test_speech.py",

@@ -248,3 +248,8 @@ def places(scores: Mapping[str, int], order: tuple[str, ...], *, more_wins: bool
         else:
             result[seat] = i + 1
     return result
+
+
+class LogFull(Exception):
+    """The table log cannot grow (a full disk, a damaged file): whatever could not be written is
+    refused, never acted on, and the engine pauses the table. The store raises its own subclass."""

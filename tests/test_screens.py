@@ -710,3 +710,45 @@ def test_the_judge_suggests_the_game_s_own_penalty_reasons(stage: Stage) -> None
         assert "slapped the hippo" in options
     finally:
         walk.engine.stop()
+
+
+def test_a_turn_game_made_up_in_the_tests_plays_on_every_page(
+        stage: Stage, out_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 22: the made-up turn game ("Snap Grab", defined only in tests/, more wins, its own
+    call, question and count fact) plays on the real pages at phone and TV size with nothing
+    outside tests/ naming it: its title, its call, its question, its gains in green, its champion."""
+    from tests.made_up_game import SnapGrab
+    from tests.support import register_game
+
+    register_game(monkeypatch, SnapGrab)  # its words come with it, as an installed game's would
+    walk = start_walk(stage, "snap-grab", {"cards": 3, "strikes": 2, "window_ms": 1000,
+                                           "tempo_ms": 200})
+    try:
+        look(walk, "waiting", out_dir)
+        table = tv_table(walk)
+        assert "Snap Grab" in table.inner_text("body")
+        walk.do("next_round")
+        look(walk, "turn", out_dir, "cadence")
+        assert table.inner_text("#phase") == "Blue, snap!"  # its own call, naming the flipper
+        walk.at(400)
+        walk.press("Red", 100)  # a grab on the first card: a strike (nothing to put back)
+        walk.at(1500)
+        look(walk, "ruled-first", out_dir, "ruled")
+        walk.do("next_round")
+        walk.at(400)
+        walk.press("Green", 100)
+        walk.press("Blue", 100)
+        walk.at(1500)
+        texts = look(walk, "awaiting", out_dir, "awaiting")
+        assert "How many cards match?" in texts["judge-phone"]  # its own question, its own words
+        walk.facts(2, match=2)
+        look(walk, "ruled", out_dir, "ruled")
+        assert table.eval_on_selector_all(".delta", "xs => xs.map((x) => x.className)")[0] == \
+            "delta gain"  # more wins: a take is good news
+        walk.do("next_round")
+        walk.at(3000)
+        look(walk, "over", out_dir, "over")
+        assert "Green" in table.inner_text("#winner .champion")  # 2 cards: the most wins
+        finish(walk, out_dir)
+    finally:
+        walk.engine.stop()

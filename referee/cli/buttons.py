@@ -21,7 +21,7 @@ numbers. Exit status 0 when all is well, 1 when anything needs fixing.
 Tests drive it through gpiozero's MockFactory: ``on_prompt`` is called with each asked button,
 from the check's own thread, and may press pins (or not) in answer.
 
-``HEADER_PIN`` (BCM -> physical pin of the 40-pin header) lives here; `referee doctor` uses it too.
+``HEADER_PIN`` (BCM -> physical pin of the 40-pin header) is kept here; `referee doctor` uses it too.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from typing import Any, TextIO
 
 from referee.capture.header import box_error, header_pin, nearest_ground, where
 from referee.config import JUDGE_SEAT, TableConfig
+from referee.engine.ports import Announcer
 from referee.events import Press
-from referee.voice.announce import Announcer
 
 
 @dataclass(frozen=True)

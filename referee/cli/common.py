@@ -17,9 +17,9 @@ class UsageError(Exception):
 class Lines:
     """A text stream that several threads print to, written a whole line at a time.
 
-    `print()` writes a line's text and its newline as two writes, so the engine thread's "» Deal
-    18 cards to each player." and the main thread's "Table Referee …" could run together on one
-    line. Each thread's text is held until its newline and then written, with the newline, under
+    `print()` writes a line's text and its newline as two writes, so the engine thread's phrase
+    ("» ...") and the main thread's "Table Referee …" could run together on one line. Each
+    thread's text is held until its newline and then written, with the newline, under
     one lock."""
 
     def __init__(self, stream: TextIO) -> None:

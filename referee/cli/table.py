@@ -18,6 +18,7 @@ from referee.clock import now_us
 from referee.config import ConfigError, TableConfig, build_seats
 from referee.engine.commands import Pause, Request, Resume
 from referee.engine.loop import Engine, Item, open_game, resume_game
+from referee.engine.ports import Announcer
 from referee.events import Facts, GameStart
 from referee.rules.declare import Option, RulesError
 from referee.rules.registry import games as registered_games
@@ -34,7 +35,7 @@ from referee.store.database import (
     games,
     marks,
 )
-from referee.voice.announce import Announcer, PrintAnnouncer
+from referee.voice.announce import PrintAnnouncer
 
 FINISH_S = 5.0  # how long a stop waits for an open race to close and be ruled
 

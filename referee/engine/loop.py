@@ -18,7 +18,7 @@ from typing import Any
 from referee.clock import now_us
 from referee.engine import commands, presenter
 from referee.engine.commands import Request
-from referee.engine.ports import Leds, TableLog
+from referee.engine.ports import Announcer, Leds, LogFull, TableLog
 from referee.engine.rhythm import POLL_US, Decision, Pace, Phase, Rhythm, View
 from referee.events import (
     Awaiting,
@@ -38,10 +38,8 @@ from referee.events import (
 from referee.rules.base import Rules
 from referee.rules.declare import Call, Fact, RulesError
 from referee.rules.lingo import words_of
+from referee.rules.registry import new_rules
 from referee.rules.replay import drive
-from referee.store.database import StorageFull, Store
-from referee.store.tablelog import new_rules
-from referee.voice.announce import Announcer
 from referee.voice.phrases import (
     Phrasebook,
     correction_changes,
@@ -151,6 +149,7 @@ class Engine:
         self.shown_phase = ""  # the phase of the latest state sent to the pages
         self.calling_seat: str | None = None  # the seat its call named
         self.storage_full = ""  # the one line said when the log could not grow; "" while it can
+        self.full_kind: type[LogFull] = LogFull  # and the store's kind of failure, to refuse with
 
     @property
     def paused(self) -> bool:
@@ -220,7 +219,7 @@ class Engine:
             if item is not None:
                 self._handle(item)
             self.turn()
-        except StorageFull:
+        except LogFull:
             pass  # said once, when it first happened (`_full`); the table is paused
         except Exception:  # a bug must not stop the table; it is logged with its traceback
             log.exception("engine error")
@@ -304,7 +303,7 @@ class Engine:
     def _press(self, press: Press) -> None:
         """A seat's press: a ready mark, a resume, or a game press (the rhythm says which)."""
         if not self.auto or self.storage_full:
-            self.feed(press)  # refused (StorageFull) while the log cannot grow
+            self.feed(press)  # refused (LogFull) while the log cannot grow
             return
         what = self.rhythm.press(press.seat, press.t_us)
         if what == "game":
@@ -378,10 +377,10 @@ class Engine:
         except RulesError as exc:
             raise ValueError(str(exc)) from None
         if self.storage_full:  # refused until the judge resumes on a disk with room again
-            raise StorageFull(self.storage_full)
+            raise self.full_kind(self.storage_full)  # the store's own kind (a full disk, damage)
         try:
             self.store.append(self.game_id, event)
-        except StorageFull as exc:  # not logged, so not acted on: the press or fact is refused
+        except LogFull as exc:  # not logged, so not acted on: the press or fact is refused
             self._full(exc)
             raise
         self.correcting = isinstance(event, Facts | Penalty | Undo)
@@ -636,14 +635,15 @@ class Engine:
         pauses the table but does not stop the ruling already made from being said."""
         try:
             self.store.mark(self.game_id, kind, value, durable=durable)
-        except StorageFull as exc:
+        except LogFull as exc:
             self._full(exc)
 
-    def _full(self, exc: StorageFull) -> None:
+    def _full(self, exc: LogFull) -> None:
         """The log cannot grow: one line, the table pauses, the voice and the pages say so."""
         if self.storage_full:
             return
         self.storage_full = str(exc)
+        self.full_kind = type(exc)
         log.error("%s", exc)
         self.rhythm.pause(self.now(), in_hand=False)
         self.say("storage_full", {}, interrupt=True)
@@ -828,7 +828,7 @@ class Engine:
 
 
 def open_game(
-    store: Store, start: GameStart, announcer: Announcer, *, practice: bool = False, **kw: Any
+    store: TableLog, start: GameStart, announcer: Announcer, *, practice: bool = False, **kw: Any
 ) -> Engine:
     """A new game of `start`; `practice`: a practice game of it first, with the game's own
     practice settings (a short deck), then the real game with the options chosen."""
@@ -841,25 +841,23 @@ def open_game(
     return Engine(rules, store, game_id, announcer, practice=practice, next_start=full, **kw)
 
 
-def resume_game(store: Store, game_id: int, announcer: Announcer, **kw: Any) -> Engine:
+def resume_game(store: TableLog, game_id: int, announcer: Announcer, **kw: Any) -> Engine:
     """Rebuild a game from its log; a round cut in half by the stop is voided, never half-ruled."""
-    from referee.store.database import events, game_row, game_start, marks
-
-    conn = store.conn
-    row = game_row(conn, game_id)
-    if row is None:
+    found = store.game(game_id)
+    if found is None:
         raise ValueError(f"no game {game_id} in the database")
-    rules = new_rules(game_start(row))
+    start, practice = found
+    rules = new_rules(start)
     # the same driver as `referee replay`, but the races still open stay open for the table
-    last_t = drive(rules, enumerate(events(conn, game_id), start=2), finish=False)
-    ruled_marks = [m for m in marks(conn, game_id, "ruled") if isinstance(m, dict)]
+    last_t = drive(rules, enumerate(store.events(game_id), start=2), finish=False)
+    ruled_marks = [m for m in store.marks(game_id, "ruled") if isinstance(m, dict)]
     ruled = [m["t_us"] for m in ruled_marks]
     rules.advance(max([last_t, *ruled]))  # races that had closed before the stop stay closed
     clock = kw.get("clock", now_us)
     offset = max(0, last_t + 1_000_000 - clock())
     ready = bool(kw.pop("ready", True)) and rules.round_count() == 0  # never dealt: Ready
     engine = Engine(rules, store, game_id, announcer, offset_us=offset,
-                    practice=bool(row["practice"]), ready=ready, **kw)
+                    practice=practice, ready=ready, **kw)
     engine.announced.update({m["round"]: [] for m in ruled_marks})  # ruled before the stop
     cut = engine.cut_round()
     if cut is not None:

@@ -13,10 +13,11 @@ from __future__ import annotations
 import logging
 from importlib.metadata import entry_points
 
+from referee.events import GameStart
 from referee.rules.base import Rules
 from referee.rules.declare import Fact, RulesError
 
-__all__ = ["GROUP", "facts_by_game", "games", "register", "rules_for", "unregister"]
+__all__ = ["GROUP", "facts_by_game", "games", "new_rules", "register", "rules_for", "unregister"]
 
 GROUP = "table_referee.games"
 
@@ -76,3 +77,8 @@ def rules_for(game: str) -> type[Rules]:
         raise RulesError(
             f"unknown game {game!r}; choose one of {', '.join(games())}"
         ) from None
+
+
+def new_rules(start: GameStart) -> Rules:
+    """The rules of a `game` line: its game's class with its seats and its (typed) options."""
+    return rules_for(start.game)(start.seats, start.options)

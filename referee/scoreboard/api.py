@@ -23,7 +23,6 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from msgspec import UNSET, Struct
 
 from referee.config import ConfigError, SeatConfig, build_seats, clean_text
-from referee.engine.ports import EnginePort, TablePort
 from referee.events import Facts, Penalty, Undo
 from referee.rules.declare import RulesError
 from referee.rules.registry import games, rules_for
@@ -32,6 +31,7 @@ from referee.scoreboard.history import player_stats, table_games
 from referee.scoreboard.live import Hub, is_box
 from referee.scoreboard.pairing import Pairing
 from referee.scoreboard.pin import PinGuard
+from referee.scoreboard.ports import EnginePort, TablePort
 from referee.store.database import StoreError, export_lines, http_status
 from referee.voice.phrases import LANGUAGES
 

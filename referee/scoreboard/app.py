@@ -22,7 +22,6 @@ from werkzeug.exceptions import HTTPException
 
 import referee
 from referee.config import DOUBLE_KEYS, JUDGE_KEYS, SLAP_KEYS
-from referee.engine.ports import TablePort
 from referee.rules.registry import games
 from referee.scoreboard import i18n
 from referee.scoreboard.api import ApiError, Context, register
@@ -32,6 +31,7 @@ from referee.scoreboard.live import Hub
 from referee.scoreboard.openapi import openapi_document
 from referee.scoreboard.pairing import Pairing
 from referee.scoreboard.pin import PinGuard
+from referee.scoreboard.ports import TablePort
 from referee.store.database import StoreError, http_status
 from referee.voice.phrases import LANGUAGES
 

@@ -21,10 +21,10 @@ from typing import Any
 from flask import Flask, Response
 from flask_babel import Babel, get_translations
 
-from referee.engine.ports import TablePort
 from referee.rules.declare import RulesError
 from referee.rules.lingo import words_of
 from referee.rules.registry import rules_for
+from referee.scoreboard.ports import TablePort
 
 
 def translations_dir(web: Path) -> Path:

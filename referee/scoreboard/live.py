@@ -26,7 +26,7 @@ from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from referee.engine.ports import EnginePort, TablePort
+    from referee.scoreboard.ports import EnginePort, TablePort
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from referee.events import Event, GameStart, Press
+from referee.events import Event, GameStart, LogFull, Press
 from referee.store.tablelog import dumps, event_from_line, event_to_json
 
 T = TypeVar("T")
@@ -62,8 +62,9 @@ class StoreError(RuntimeError):
     pass
 
 
-class StorageFull(StoreError):
-    """A write failed because the disk (or the database's room on it) is full."""
+class StorageFull(StoreError, LogFull):
+    """A write failed because the disk (or the database's room on it) is full (the engine knows
+    it as `LogFull`, the vocabulary's word for a log that cannot grow)."""
 
 
 class StorageDamaged(StorageFull):
@@ -410,6 +411,19 @@ class Store:
     def mark(self, game_id: int, kind: str, value: Any, *, durable: bool = True) -> None:
         self._write("INSERT INTO marks (game_id, kind, value) VALUES (?, ?, ?)",
                     (game_id, kind, json.dumps(value)), durable=durable)
+
+    # -- what the engine reads back when it resumes a game (its `TableLog` port) ------------------
+
+    def game(self, game_id: int) -> tuple[GameStart, bool] | None:
+        """A game's `game` line and whether it was a practice game; None: no such game."""
+        row = game_row(self.conn, game_id)
+        return None if row is None else (game_start(row), bool(row["practice"]))
+
+    def events(self, game_id: int) -> Iterator[Event]:
+        return events(self.conn, game_id)
+
+    def marks(self, game_id: int, kind: str) -> list[Any]:
+        return marks(self.conn, game_id, kind)
 
     def reader(self) -> sqlite3.Connection:
         return connect(self.path, readonly=True, check=False)  # checked whole at the start

@@ -31,6 +31,7 @@ from referee.events import (
 from referee.rules.base import Rules
 from referee.rules.declare import RulesError, options_from_text
 from referee.rules.registry import facts_by_game, rules_for
+from referee.rules.registry import new_rules as registry_rules
 from referee.rules.replay import ReplayError, drive
 from referee.wire import explain, not_json, plain, words
 
@@ -153,9 +154,11 @@ class Replay:
 def new_rules(start: GameStart, overrides: Mapping[str, Any] | None = None) -> Rules:
     """The rules of a game line; `overrides` (`--option k=v`) are text, converted to the kinds the
     game declares; the line's own options are JSON values, taken as they are typed."""
+    if not overrides:
+        return registry_rules(start)
     cls = rules_for(start.game)
-    given = options_from_text(cls.known_options(), overrides or {}, start.game)
-    return cls(start.seats, {**start.options, **given})
+    given = options_from_text(cls.known_options(), overrides, start.game)
+    return registry_rules(GameStart(start.game, start.seats, {**start.options, **given}))
 
 
 def replay(lines: Iterable[str], overrides: Mapping[str, Any] | None = None) -> Replay:

@@ -1,11 +1,12 @@
-"""The port between the engine and the referee's voice.
+"""The voice-less announcer: phrases printed, the cadence timed from the clock alone.
 
-The engine never speaks itself: it asks an `Announcer` to call a cadence (and is told, on the
-button clock, when the go-word will sound) or to say a phrase. Both return at once; nothing on the
-engine thread waits for audio. Before a game's first word the engine hands over that game's own
-words (`learn`: its phrases and how its score is said), since the voice keeps only the shared
-sentences and never imports the rules. `PrintAnnouncer` is the voice-less adapter: it prints each phrase and
-times the cadence from the clock alone. The speech adapter (`referee.voice.speech`) plugs in here.
+The engine never speaks itself: it asks an announcer (its port, `referee.engine.ports.Announcer`)
+to call a cadence (and is told, on the button clock, when the go-word will sound) or to say a
+phrase. Both return at once; nothing on the engine thread waits for audio. Before a game's first
+word the engine hands over that game's own words (`learn`: its phrases and how its score is
+said), since the voice keeps only the shared sentences and never imports the rules.
+`PrintAnnouncer` is the voice-less adapter: it prints each phrase and times the cadence from the
+clock alone. The speech adapter (`referee.voice.speech`) fits the same port.
 """
 
 from __future__ import annotations
@@ -14,50 +15,10 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TextIO
+from typing import Any, TextIO
 
 from referee.clock import now_us
 from referee.voice.phrases import NO_GAME, Phrasebook
-
-
-class Announcer(Protocol):
-    def learn(self, book: Phrasebook) -> None:
-        """The words of the game about to be played: its own phrases (its calls, its deal...)
-        and its unit, said beside the shared sentences from now on."""
-        ...
-
-    def cadence(self, key: str, params: dict[str, Any], tempo_ms: int) -> int:
-        """Start calling the words of phrase `key` (a call a game declares) `tempo_ms` apart.
-
-        Returns at once with the engine-clock time (µs) at which the last word (the go-word) sounds.
-        """
-        ...
-
-    def say(self, key: str, params: dict[str, Any], *, interrupt: bool = False) -> None:
-        """Say phrase `key` as soon as the voice is free (`interrupt`: cut a stale one short)."""
-        ...
-
-    def cut_calls(self) -> None:
-        """Stop at once the call being said and every phrase still waiting (the game ended)."""
-        ...
-
-    def quiet_at(self) -> int | None:
-        """When (µs, the cue's clock) everything asked so far will have been said; None while
-        a phrase is still being rendered (its length is not known yet: ask again soon)."""
-        ...
-
-    def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
-                   *, reasons: Sequence[str] = ()) -> None:
-        """Get ready to say, at once, every phrase a table with these seats can say ahead of time,
-        the phrases `said` its game knows it will say, and its rulings' `reasons`; returns at
-        once."""
-        ...
-
-    def describe(self) -> str:
-        """One line for `referee doctor`: which output is in use."""
-        ...
-
-    def close(self) -> None: ...
 
 
 class PrintAnnouncer:

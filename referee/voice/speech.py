@@ -1,6 +1,6 @@
 """The referee's voice: phrases rendered ahead of time (`referee.voice.tts`), played on time.
 
- `SpeechAnnouncer` implements `referee.voice.announce.Announcer` over an audio sink
+ `SpeechAnnouncer` implements the engine's `Announcer` port over an audio sink
 (`referee.voice.audio`). A cadence is pre-mixed into one buffer with each beat's onset on its tempo grid
 sample, scheduled at an output frame, and the cue returned is that frame's engine-clock time plus
 the go-word's offset: the instant its speech starts. `say()` queues phrases one after another;
@@ -24,7 +24,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from referee.voice import phrases
-from referee.voice.announce import Announcer, PrintAnnouncer
+from referee.voice.announce import PrintAnnouncer
 from referee.voice.audio import (
     Clip,
     RecordingSink,
@@ -408,7 +408,7 @@ def make_announcer(
     *,
     no_speech: bool,
     out: TextIO = sys.stdout,
-) -> Announcer:
+) -> SpeechAnnouncer | PrintAnnouncer:
     """The table's voice: a sound device if there is one, else a recording sink that prints the
     phrases; `no_speech` (or speech that cannot render at all) gives the printing announcer."""
     if no_speech:

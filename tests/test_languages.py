@@ -268,3 +268,18 @@ def test_speech_render_writes_the_german_set_with_phrases_tsv(tmp_path: Path) ->
         assert (tmp_path / "de" / row.split("\t")[0]).stat().st_size > 1000
     for text in texts:
         _no_english(text, "de")
+
+
+def test_a_variant_s_act_reads_as_done_in_a_reason_and_as_told_to_the_table() -> None:
+    """Spoons' act is the same English told and done ("grab a spoon"): German and Spanish say
+    it otherwise in a reason ("einen Löffel geschnappt") than to the table ("schnappen")."""
+    from referee.rules.pig import Pig, Why
+
+    r = Ruling(1, "Gelb", 1, Why.LAST, 5000, (("act", "grab a spoon"),))
+    de, es = phrasebook(Pig, "de"), phrasebook(Pig, "es")
+    assert phrases.text(*phrases.ruling_phrase(r, de), book=de) == (
+        "Gelb: zuletzt einen Löffel geschnappt, um fünf Millisekunden. Ein Leben verloren.")
+    assert phrases.text("variant_rule", {"act": "grab a spoon"}, book=de) == (
+        "Vier gleiche? Dann leise: einen Löffel schnappen.")
+    assert phrases.text(*phrases.ruling_phrase(r, es), book=es) == (
+        "Gelb: tardó más en coger una cuchara por cinco milisegundos. Una vida perdida.")

@@ -14,7 +14,7 @@ the module that declares them, named `<module>.<language>.toml` (`spank.py` → 
     [phrases]               # the game's phrases by key, beat by beat
     spank = ["Klatsch", "das", "SCHWEIN!"]
     [text]                  # every other declared English text, translated
-    "Deck" = "Kartenstapel"
+    "Deck" = "Kartenstapel" # ("reason|<text>": a filler as a reason says it, where it differs)
 
 A class's words are the files of every class it inherits from, its own last (the shared options,
 VOID and the shared reasons are the base's: `base.de.toml`; a turn game's, `turns.de.toml`). So a

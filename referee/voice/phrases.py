@@ -404,8 +404,10 @@ def _reason_said(ruling: Ruling, language: str, book: Phrasebook = NO_GAME) -> s
     template = book.text(ruling.reason.value)
     if not ruling.words:
         return template
-    fillers = {k: number_words(int(v), language) if v.isdigit() else book.text(v)
-               for k, v in ruling.words}
+    # a filler inside a reason may read otherwise than the same English elsewhere (German "einen
+    # Löffel geschnappt" in a reason, "einen Löffel schnappen" told to the table): "reason|<text>"
+    fillers = {k: number_words(int(v), language) if v.isdigit()
+               else book.texts.get(f"reason|{v}", book.text(v)) for k, v in ruling.words}
     try:
         return _plurals(template, {k: int(v) for k, v in ruling.words if v.isdigit()},
                         language).format(**fillers)

@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.clock import now_us  # noqa: E402
-from referee.voice.audio import DacClock, Mixer, RecordingSink, Sink, find_onset  # noqa: E402
+from referee.voice.audio import Mixer, RecordingSink, Sink, find_onset  # noqa: E402
 from referee.voice.phrases import table_lines  # noqa: E402
 from referee.voice.speech import SpeechAnnouncer, open_sink  # noqa: E402
 from referee.voice.tts import Renderer, SpeechOptions, espeak_version, pyttsx3_version  # noqa: E402
@@ -145,20 +145,6 @@ def any_sound_device() -> bool:
     return bool(output_devices())
 
 
-def bench_dac_clock() -> None:
-    clock = DacClock(48000)
-    rng = np.random.default_rng(7)
-    errs: list[float] = []
-    for block in range(6000):
-        frame = block * 512
-        true_us = 1e6 + frame / 48000 * 1e6 * (1 - 40e-6)
-        clock.update(frame, int(true_us - 8000 + rng.normal(0, 500)), 0.008)
-        if block > 500:
-            errs.append(abs(clock.frame_to_us(frame, 0) - true_us))
-    print(f"   PortAudio DAC-time mapping, simulated (500 µs callback jitter, 40 ppm drift): "
-          f"mean {statistics.mean(errs):.0f} µs, max {max(errs):.0f} µs")
-
-
 def bench_mixer() -> None:
     mixer = Mixer(48000)
     rng = np.random.default_rng(3)
@@ -185,7 +171,6 @@ def main() -> int:
         cache = Path(tmp)
         bench_render(seats, cache)
         bench_announce(cache, args.runs)
-    bench_dac_clock()
     bench_mixer()
     return 0
 

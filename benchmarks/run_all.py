@@ -52,6 +52,8 @@ BENCHES = [
     Bench("startup", "bench_startup.py", "Start-up", 120, smoke=["--runs", "1", "--settle", "1"]),
     Bench("speech", "bench_speech.py", "Speech: announce → first audio sample", 180, ours=False,
           smoke=["--runs", "1"]),
+    Bench("dac_clock", "bench_dac_clock.py", "The go-word's DAC time on a stepping pointer", 120,
+          smoke=["--seconds", "4", "--xruns", "1"]),
     Bench("pi_speech", "bench_pi_speech.py", "Speech on a slow Pi (a Zero 2 W's CPU budget)", 240,
           smoke=["--sample", "2"]),
     Bench("scoreboard", "bench_scoreboard.py", "Scoreboard: ruling → 50 event streams", 150,
@@ -264,6 +266,8 @@ def summary_rows(outs: dict[str, Outcome]) -> list[tuple[str, str, str, str, str
                          f"{r.get('settle_s', 0):g} s after start; VmHWM {mem['hwm_mb']:.1f} MB; "
                          f"its render child {mem['children_rss_mb']:.1f} MB"))
     for key, what, target in (("speech", "Speech: announce → first sample", "—"),
+                              ("dac_clock", "Go-word DAC time vs the true instant (simulated)",
+                               "≤ 0.5 ms"),
                               ("scoreboard", "Scoreboard: ruling → 50 streams p95", "< 50 ms")):
         o = outs.get(key)
         if o is None:

@@ -134,11 +134,13 @@ LONGEST_FIRST = ("test_benchmarks.py", "test_game_night.py", "test_screens.py", 
                  "test_power_loss.py", "test_button_faults.py", "test_hostile_disk.py",
                  "test_api_fuzz.py", "test_browser.py", "test_messages.py", "test_speech.py",
                  "test_hostile_input.py", "test_web.py", "test_hostile_http.py",
-                 "test_rules_properties.py", "test_pi_audio.py", "test_load.py",
+                 "test_rules_properties.py", "test_rules_playoff_properties.py", "test_pi_audio.py",
+                 "test_dac_clock.py", "test_load.py", "test_watchdog.py",
                  "test_terminal.py", "test_delivery.py", "test_input_limits.py", "test_cli.py",
                  "test_buttons_doctor.py", "test_bad_logs.py", "test_engine_games.py",
                  "test_live_busy.py", "test_bad_config.py", "test_engine.py",
-                 "test_capture_outputs.py", "test_declared_pages.py", "test_bad_flags.py")
+                 "test_capture_outputs.py", "test_declared_pages.py", "test_bad_flags.py",
+                 "test_clock_behind.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -412,3 +412,71 @@ def test_a_button_really_held_is_still_reported_held_and_stuck(
     box.check_stuck(t_us(box, STUCK_AFTER_US))
     assert [type(e) for e in got if isinstance(e, (ButtonHeld, ButtonStuck))] == [
         ButtonHeld, ButtonStuck]
+
+
+# -- issue 23's hand-made mutants that survived: each is something a table would notice ---------
+
+PLAY_36_MIN = 36 * 60 * 1_000_000  # past half of pigpio's 71.6-minute tick period
+
+
+def test_a_press_36_minutes_in_on_pins_that_do_not_wrap_is_stamped_36_minutes_in(
+        box_of: Callable[..., tuple[ButtonBox, list[object]]], mock_factory: MockFactory) -> None:
+    """Only pigpio's 32-bit ticks wrap: folding a large tick gap back on mock (or lgpio) pins
+    would stamp a press 36 minutes into play before the box had started."""
+    box, got = box_of()
+    assert not box.timing.wraps
+    drive(box, mock_factory.pin(BLUE), [(PLAY_36_MIN, False), (PLAY_36_MIN + 80_000, True)])
+    assert presses(got) == [PLAY_36_MIN]
+
+
+def test_a_press_36_minutes_in_on_lgpio_is_stamped_at_its_kernel_time() -> None:
+    from tests.pinfactories import LGPIOFactory, SimClock
+
+    clock = SimClock()
+    factory = LGPIOFactory(clock)
+    got: list[object] = []
+    box = ButtonBox(default_config(["Blue", "Red"]), got.append, factory=factory,
+                    clock=clock.now, confirm_us=CONFIRM, confirmer=False)
+    try:
+        at = clock.now() + PLAY_36_MIN
+        factory.press(BLUE, at)
+        factory.run_until(at + 100_000, box.poll)
+        assert [e.t_us for e in got if isinstance(e, Press)] == [at]
+    finally:
+        box.close()
+
+
+def test_a_burst_that_begins_with_a_rising_edge_is_stamped_at_that_edge(
+        box_of: Callable[..., tuple[ButtonBox, list[object]]], mock_factory: MockFactory) -> None:
+    """The press's falling edge was lost (the line went low unseen); the first edge the box
+    gets is the contact opening in its make-bounce, then it closes again 3 ms later, inside the
+    debounce. The press is the burst's first edge, not the later falling one (3 ms late)."""
+    box, got = box_of()
+    pin = mock_factory.pin(BLUE)
+    lose_edge(pin, False)  # pressed, unseen
+    drive(box, pin, [(10_000, True), (13_000, False), (93_000, True)])
+    assert presses(got) == [10_000]
+
+
+def test_a_level_2_watchdog_report_while_a_press_is_confirmed_keeps_the_press() -> None:
+    """lgpio reports a line watchdog's timeout as level 2: no edge, the line is as it was. One
+    arriving inside the glitch filter's 1 ms must not read as the line going high (which would
+    throw a real press away as a glitch)."""
+    from tests.pinfactories import LGPIOFactory, SimClock
+
+    clock = SimClock()
+    factory = LGPIOFactory(clock)
+    got: list[object] = []
+    box = ButtonBox(default_config(["Blue", "Red"]), got.append, factory=factory,
+                    clock=clock.now, confirm_us=CONFIRM, confirmer=False)
+    try:
+        start = clock.now() + 1000
+        factory.press(BLUE, start)
+        factory.run_until(start + 600, box.poll)  # the falling edge is delivered; pending
+        assert box._inputs["Blue", "slap"].pending_us == start
+        factory._pin(BLUE).deliver((start + 600) / 1_000_000, 2)  # lg's watchdog report
+        factory.run_until(start + CONFIRM + box.timing.delivery_us + 10, box.poll)
+        assert [e.t_us for e in got if isinstance(e, Press)] == [start]
+        assert box.noise()["Blue", "slap"][0] == 0  # no glitch counted either
+    finally:
+        box.close()

@@ -511,11 +511,12 @@ def test_a_seat_that_never_slapped_is_said_to_have_never_slapped(sim: Callable[.
     assert engine.snapshot()["reactions_us"] == {"Blue": 100_000, "Green": 110_000, "Red": 120_000}
 
 
-def test_two_seats_that_never_slapped_are_too_close_to_call_and_two_that_tied_are_not_never(
+def test_two_seats_that_never_slapped_each_take_the_whammy_said_once_and_two_that_tied_are_not_never(
         sim: Callable[..., Sim]) -> None:
+    """Issue 23: never pressing is never a way out; the table hears one sentence for both."""
     s = sim(SEATS, OPTIONS)
     said = judged(s, ["Blue"])  # Red and Green never slap; the judge: a pig
-    assert said[-1] == "Red and Green never slapped: too close to call.", said
+    assert said[-1] == "Red and Green never slapped. One whammy each.", said
     said = judged(s, ["Blue", "Red+Green"])  # Red and Green slap at the same µs
     assert "never" not in said[-1], said
 

@@ -333,7 +333,7 @@ def test_another_game_chosen_takes_its_own_options_and_passes_over_the_config_ga
 
 @pytest.mark.parametrize(("more", "tail", "game", "message"), [
     ("dekc = 36", "", (), "unknown option 'dekc' for spank-the-pig in [options] of {file}; "
-     "known: deck, doubles, early_ms, pause_ms, tempo_ms, tie_us, window_ms "
+     "known: deck, doubles, early_ms, pause_ms, stragglers, tempo_ms, tie_us, window_ms "
      "(another game's options go in [options.<game>])"),
     ("tei_us = 5", "", ("pig",), "unknown option 'tei_us' in [options] of {file}: no game has "
      "it; pig knows false_claim, lives, pass_beat_ms, pause_ms, stragglers, tie_us, variant, "
@@ -406,7 +406,7 @@ def test_the_setup_page_s_new_game_names_a_config_typo_for_the_config_s_own_game
         assert status == 400, got
         assert got["error"] == (f"unknown option 'lives' for spank-the-pig in [options] of "
                                 f"{config.source}; known: deck, doubles, early_ms, pause_ms, "
-                                f"tempo_ms, tie_us, window_ms (another game's options go in "
+                                f"stragglers, tempo_ms, tie_us, window_ms (another game's options go in "
                                 f"[options.<game>])")
         assert t.engine.rules.NAME == "pig"  # refused before anything changed
     finally:

@@ -23,7 +23,7 @@ from tests.simtable import SimTable
 
 SEATS = ["Blue", "Red", "Green"]
 SPANK = {"deck": "15", "tempo_ms": "200", "pause_ms": "300", "window_ms": "800",
-         "early_ms": "400", "doubles": "off"}
+         "early_ms": "400", "doubles": "off", "stragglers": "no-one"}
 CADENCE = "Spank … the … PIG!"
 PIN = "4321"
 
@@ -173,7 +173,7 @@ EXPECTED = [
     "Here we go.",  # after the last seat's ready press
     CADENCE, "Red: slap too early. One whammy.", f"Green: {R30}",
     CADENCE, "Judge: Pig or no pig?",  # held until the keypad YES: both late seats tie
-    "Red and Green never slapped: too close to call.",
+    "Red and Green never slapped. Nobody loses.",  # stragglers = no-one: nobody takes it
     CADENCE, f"Red: {R30}",
     # an older round corrected (two pigs): what changed, then the round's new ruling; play goes on
     "Correction, round 1: Green, one whammy.",
@@ -208,8 +208,8 @@ def test_the_spank_evening_from_setup_to_champion(sim: SimTable, browser: Any) -
             page.select_option("#game", "spank-the-pig")
             page.check("#practice")
             for name, value in SPANK.items():
-                if name == "doubles":
-                    page.select_option("#opt-doubles", value)
+                if name in ("doubles", "stragglers"):  # the choices
+                    page.select_option(f"#opt-{name}", value)
                 else:
                     page.fill(f"#opt-{name}", value)
             page.click("#start")

@@ -40,7 +40,7 @@ def spank_evening(tmp: Path) -> Table:
     cue = t.call()  # 1: Blue, Red slap, Green and Yellow never do; nobody declares
     slaps(t, cue, [("Blue", 200), ("Red", 300)])
     t.at(4500)
-    t.judge(Facts(1, {"pigs": 1}))  # Green and Yellow never slapped: too close to call
+    t.judge(Facts(1, {"pigs": 1}))  # Green and Yellow never slapped: a whammy each
     cue = t.call()  # 2: nobody slaps or declares: a clean round
     t.at(4500)
     cue = t.call()  # 3: all slap, Yellow last; doubles split: Yellow never declares
@@ -49,8 +49,8 @@ def spank_evening(tmp: Path) -> Table:
     t.at(4500)
     t.judge(Facts(3, {"doubles": ["hippo"]}))  # Yellow: two whammies, take two cards
     t.engine.correcting = True
-    t.judge(Penalty(3, "Blue", 1, "slapped the hippo"))
-    t.judge(Undo())  # a correction: Blue sheds it again
+    t.judge(Penalty(3, "Green", 1, "slapped the hippo"))
+    t.judge(Undo())  # a correction: Green sheds it again
     t.engine.correcting = False
     t.engine._command(SayStandings())
     t.engine._command(Pause())
@@ -66,6 +66,16 @@ def spank_evening(tmp: Path) -> Table:
             t.engine.rules.round_count()))], "double")
         t.at(4500)
     t.at(10)
+    return t
+
+
+def spank_stragglers_take_nothing(tmp: Path) -> Table:
+    """`stragglers = no-one`: two seats never slap a pig and nobody takes it."""
+    t = Table(tmp, "spank-the-pig", FOUR, {"doubles": "off", "stragglers": "no-one"})
+    cue = t.call()
+    slaps(t, cue, [("Blue", 200), ("Red", 300)])
+    t.at(4500)
+    t.judge(Facts(1, {"pigs": 1}))
     return t
 
 
@@ -99,6 +109,10 @@ def pigs_tail_evening(tmp: Path) -> Table:
     cue = t.call()  # a match everyone taps: the last two 0.2 ms apart, too close to call
     slaps(t, cue, [("Blue", 200), ("Red", 400), ("Green", 400.2)])
     t.at(4500)
+    cue = t.call()  # a match only Blue taps: Red and Green never do, so the pile stays
+    slaps(t, cue, [("Blue", 200)])
+    t.at(4500)
+    t.judge(Facts(5, {"match": True}))
     return t
 
 
@@ -191,7 +205,8 @@ def said_by_the_button_check() -> set[str]:
 
 def test_every_phrase_is_said_by_the_referee(tmp_path: Path) -> None:
     tables = []
-    for i, play in enumerate((spank_evening, pig_evening, pigs_tail_evening, practice,
+    for i, play in enumerate((spank_evening, spank_stragglers_take_nothing, pig_evening,
+                              pigs_tail_evening, practice,
                               rhythm_evening, practice_to_its_end)):
         (tmp_path / str(i)).mkdir()
         tables.append(play(tmp_path / str(i)))

@@ -77,7 +77,10 @@ def test_dac_time_comes_from_portaudio_clock_not_from_when_python_ran() -> None:
     """PortAudio stamps currentTime when its thread wakes; the Python callback may start
     milliseconds later on a busy Zero 2 W. The frame → time map must not move with that."""
     clock = SimClock()
-    pa = FakePortAudio([USB], default=USB, clock=clock.now, manual=True, pa_origin_s=86_399.123)
+    # a pointer as fine as a frame: this test is about the Python callback's delay alone
+    # (tests/test_dac_clock.py: a pointer that steps)
+    pa = FakePortAudio([USB], default=USB, clock=clock.now, manual=True, pa_origin_s=86_399.123,
+                       pointer_step_s=1 / 22050)
     pa.advance = lambda us: clock.advance_to(clock.now() + us)
     sink = SoundDeviceSink("USB", 22050, backend=pa, clock=clock.now, latency=0.05)
     sink.start()
@@ -88,11 +91,12 @@ def test_dac_time_comes_from_portaudio_clock_not_from_when_python_ran() -> None:
             clock.advance_to(clock.now() + stream.blocksize * 1_000_000 // 22050)
             pa.entry_delay_us = delay_us
             frame0 = sink.mixer.next_frame
-            info = stream.fire()
-            true_dac_us = (info.outputBufferDacTime - pa.pa_origin_s) * 1e6
+            stream.fire()
+            true_dac_us = (stream.played[-1][1] - pa.pa_origin_s) * 1e6
             errors.append(abs(sink.frame_to_us(frame0) - true_dac_us))
-            sink.dac.base_us = None  # judge each block's own reading, not the average
-        assert max(errors) < 2, errors  # microseconds, whatever the callback's delay
+            sink.dac.reset()  # judge each block's own reading, not the window's best
+        # under a frame (45 µs: what a frame-exact pointer still rounds), whatever the delay
+        assert max(errors) < 1e6 / 22050, errors
     finally:
         sink.close()
 
@@ -176,7 +180,10 @@ def test_underruns_are_counted() -> None:
     sink.start()
     try:
         wait_for(lambda: sink.callbacks >= 12)
-        assert sink.underruns == 3 and sink.health()["underruns"] == 3
+        # those three, and any real xrun of the fake card (its thread held up past the 50 ms
+        # queued, as a loaded machine may): each flagged on the callback after it
+        real = sum(stream.xruns for stream in pa.streams)
+        assert sink.underruns == 3 + real and sink.health()["underruns"] == 3 + real
     finally:
         sink.close()
 
@@ -373,3 +380,37 @@ def test_doctor_marks_a_raw_hdmi_device_unusable_and_says_the_fix(
     assert line.endswith('or name another card in [speech] device (device = "hdmi" now)')
     monkeypatch.setattr(device, "alsa_default_card", lambda: 0)  # asound.conf names HDMI
     assert d._raw_hdmi(PI5) is None
+
+
+# -- a missing speaker: PortAudio re-initialised when a card comes, not every 2 s ---------------
+
+
+@pytest.mark.parametrize("card_list", [True, False])
+def test_a_missing_speaker_is_looked_for_when_a_card_comes_and_ever_less_often_meanwhile(
+        card_list: bool) -> None:
+    """Each look re-initialises PortAudio, which probes every ALSA PCM: a dozen lines in the
+    journal each time. While nothing is plugged in, the looks come 2, 4, 8 ... (here 0.1, 0.2,
+    0.4 ...) s apart, capped; a card in /proc/asound/cards is looked at at once; the problem is
+    said once."""
+    pa = FakePortAudio(PI5[:2], default=PI5[0], clock=lambda: time.monotonic_ns() // 1000)
+    pa.no_card_list = not card_list
+    said: list[str | None] = []
+    sink = SoundDeviceSink("USB", 22050, backend=pa, on_health=said.append, rescan_s=0.1,
+                           rescan_max_s=0.8)
+    sink.start()
+    try:
+        time.sleep(3.0)  # every 0.1 s: 30 re-initialisations
+        looks = pa.rescans
+        assert 3 <= looks <= 8, looks  # 0, 0.1, 0.3, 0.7, 1.5, 2.3 (capped at 0.8 s apart)
+        assert said == [said[0]] and said[0] is not None  # said once
+        assert said[0].endswith("looking again when a sound card is plugged in")
+        time.sleep(0.3)  # a look at 0.8 s apart is not due for a while
+        pa.plug(USB)
+        plugged = time.monotonic()
+        wait_for(lambda: said[-1] is None)
+        waited = time.monotonic() - plugged
+        if card_list:
+            assert waited < 0.4, waited  # at once (the watchdog wakes every 50 ms)
+        assert sink.device is not None and sink.device.name == USB
+    finally:
+        sink.close()

@@ -22,14 +22,15 @@ TIE = 1000
         ({"A": 0, "B": 5999, "C": 7000}, "ABC", 9000, TIE, ("C", 1001, False)),  # just over
         ({"A": 0, "B": 7000, "C": 7000}, "ABC", 9000, 0, (None, 0, True)),  # identical, tie 0
         ({"A": 0, "B": 6999, "C": 7000}, "ABC", 9000, 0, ("C", 1, False)),
-        # one seat never pressed: it is later than all who did, by the time left to the close
-        ({"A": 0, "B": 5000}, "ABC", 9000, TIE, ("C", 4000, False)),
-        ({"A": 0, "B": 9000}, "ABC", 9000, TIE, ("C", 0, False)),
-        # two never pressed: they tie with each other
-        ({"A": 0}, "ABC", 9000, TIE, (None, 0, True)),
+        # one seat never pressed: it is later than all who did, with no margin (margins are
+        # only ever between seats that pressed)
+        ({"A": 0, "B": 5000}, "ABC", 9000, TIE, ("C", None, False)),
+        ({"A": 0, "B": 9000}, "ABC", 9000, TIE, ("C", None, False)),
+        # two never pressed: stragglers, never too close to call (the game says what they take)
+        ({"A": 0}, "ABC", 9000, TIE, (None, None, False)),
         # only one seat in the race
         ({"A": 0}, "A", 9000, TIE, ("A", None, False)),
-        ({}, "AB", 9000, TIE, (None, 0, True)),
+        ({}, "AB", 9000, TIE, (None, None, False)),
         # a press by a seat outside the race does not count
         ({"A": 0, "B": 5000, "Z": 8000}, "AB", 9000, TIE, ("B", 5000, False)),
         # a tie at the top (the first two) does not stop the last being clear
@@ -40,6 +41,7 @@ TIE = 1000
         ({"C": 7000, "B": 0, "A": 5000}, "ABC", 9000, TIE, ("C", 2000, False)),
         ({"Z": 0, "A": 7000, "M": 5000}, "ZAM", 9000, TIE, ("A", 2000, False)),
         ({"Z": 9000, "A": 0}, "AZ", 9000, TIE, ("Z", 9000, False)),
+        ({"A": 9000}, "AZ", 9000, TIE, ("Z", None, False)),
         # the only seat in the race never pressed: it is last, with no one to measure against
         ({}, "A", 9000, TIE, ("A", None, False)),
         # nobody in the race at all: nobody is named, and it is not a photo finish
@@ -48,8 +50,10 @@ TIE = 1000
 )
 def test_last(presses: dict[str, int], seats: str, close: int, tie: int,
               expect: tuple[str | None, int | None, bool]) -> None:
-    got = race.last(presses, tuple(seats), close, tie)
+    got = race.last(presses, tuple(seats), tie)
     assert (got.seat, got.margin_us, got.too_close) == expect
+    missing = tuple(s for s in seats if s not in presses)
+    assert got.stragglers == (missing if len(missing) >= 2 else ())
 
 
 @pytest.mark.parametrize(

@@ -115,18 +115,20 @@ def test_slowest_nobody_tapped_is_no_match() -> None:
 def test_slowest_split_taps_ask_the_judge() -> None:
     lines = [game(take="slowest"), *flips(1, 3), tap(2, 300, "Blue"), tap(2, 500, "Red")]
     assert run(*lines)[:-1] == [{"type": "awaiting", "round": 2, "need": ["match"]}]
-    # a match: Green never tapped and takes the pile; the margin is to the window's end
+    # a match: Green never tapped and takes the pile, with no margin (only between tappers)
     assert run(*lines, facts(2, match=True))[:-1] == [
-        ruling(2, "Green", 2, "last to tap", 2_500_000)]
+        ruling(2, "Green", 2, "last to tap", None)]
     # no match: the first tapper made a false start
     assert run(*lines, facts(2, match=False))[:-1] == [
         ruling(2, "Blue", 2, "false start", 200_000)]
 
 
-def test_slowest_two_never_tapped_tie_and_the_pile_stays() -> None:
+def test_slowest_two_never_tapped_take_nothing_and_the_pile_stays() -> None:
+    """Issue 23: only one seat can take the pile, so two that never tapped take nothing; not
+    "too close to call", which is only ever between seats that tapped."""
     out = run(game(take="slowest"), *flips(1, 3), tap(2, 300, "Blue"), facts(2, match=True),
               tap(3, 100, "Red"), tap(3, 200, "Blue"), tap(3, 300, "Green"))
-    assert out[:-1] == [ruling(2, None, 0, "too close to call", 0),
+    assert out[:-1] == [ruling(2, None, 0, "unclear: 2 never tapped"),
                         ruling(3, "Green", 3, "last to tap", 100_000)]
 
 
@@ -231,7 +233,7 @@ def test_not_over_while_the_last_card_awaits_the_judge() -> None:
     assert out[-2] == {"type": "awaiting", "round": 52, "need": ["match"]}
     assert out[-1]["final"] is False
     out = run(*lines, facts(52, match=True))
-    assert out[-2] == ruling(52, "Blue", 52, "last to tap", 2_900_000)
+    assert out[-2] == ruling(52, "Blue", 52, "last to tap", None)
     assert out[-1]["final"] is True and out[-1]["winners"] == ["Red"]
 
 

@@ -110,17 +110,20 @@ def test_a_seat_that_never_slapped_is_said_and_shown_so(tables: Any) -> None:
     assert line["what"] == "never slapped: last to spank the pig"  # no "by 2700 ms"
 
 
-def test_two_seats_that_never_slapped_are_named_in_the_photo_finish(tables: Any) -> None:
+def test_two_seats_that_never_slapped_are_named_and_each_takes_the_whammy(tables: Any) -> None:
+    """Issue 23: never pressing is never a way out (`stragglers = all-lose`, the default): both
+    take the whammy, said once for both; each row shows its seat never slapped."""
     t = tables("spank-the-pig", FOUR, SPANK)
     cue = t.call()
     t.press("Blue", cue + 200 * MS)
     t.press("Green", cue + 250 * MS)
     assert t.at(3500)["phase"] == "awaiting"
-    state = t.judge(Facts(1, {"pigs": 1}))  # Red and Yellow never slapped: a tie
-    sentence = "Red and Yellow never slapped: too close to call."
-    assert sentence in t.said()
-    assert [r["said"] for r in state["rulings_said"]] == [sentence]
-    assert "by 0" not in " ".join(r["what"] for r in state["rulings_said"])
+    state = t.judge(Facts(1, {"pigs": 1}))  # Red and Yellow never slapped: both take it
+    assert "Red and Yellow never slapped. One whammy each." in t.said()
+    assert [(r["said"], r["what"]) for r in state["rulings_said"]] == [
+        ("Red never slapped. One whammy.", "never slapped"),
+        ("Yellow never slapped. One whammy.", "never slapped")]
+    assert [(r["seat"], r["delta"]) for r in state["rulings"]] == [("Red", 1), ("Yellow", 1)]
 
 
 def test_the_question_is_the_same_on_the_screen_and_in_the_voice(tables: Any) -> None:
@@ -233,15 +236,19 @@ def test_after_a_three_pig_correction_each_first_slapper_has_its_own_margin(tabl
 
 def test_a_photo_finish_of_a_doubles_race_names_who_never_declared(tables: Any) -> None:
     """Issue 22: "Blue, Red, Green and Yellow never slapped" for a doubles race that Blue
-    declared: the seats that never pressed are those of the race the photo finish was in."""
-    t = tables("spank-the-pig", FOUR, {**SPANK, "doubles": "buttons"})
+    declared: the seats that never pressed are those of the race they never pressed in. Issue 23:
+    with `stragglers = no-one` nobody takes it, and the sentence names them, never "too close
+    to call" (that is only ever between seats that pressed)."""
+    t = tables("spank-the-pig", FOUR, {**SPANK, "doubles": "buttons", "stragglers": "no-one"})
     cue = t.call()
     t.press("Blue", cue + 200 * MS, "double")  # nobody slaps; only Blue declares a double
     assert t.at(3500)["phase"] == "awaiting"
-    state = t.judge(Facts(1, {"doubles": ["hippo"]}))  # one double: the other three tie last
-    sentence = "Red, Green and Yellow never declared the double: too close to call."
+    state = t.judge(Facts(1, {"doubles": ["hippo"]}))  # one double: the other three never did
+    sentence = "Red, Green and Yellow never declared the double. Nobody loses."
     assert sentence in t.said(), t.said()
     assert [r["said"] for r in state["rulings_said"]] == [sentence]
+    assert [(r["seat"], r["delta"], r["reason"]) for r in state["rulings"]] == [
+        (None, 0, "unclear: 3 never declared the double")]
 
 
 def test_co_champions_are_named_as_a_list(tables: Any) -> None:
@@ -274,3 +281,20 @@ def test_a_game_s_phrase_the_voice_was_not_given_is_said_as_its_name(
     t.at(1500)
     assert t.said()[:2] == ["beep rules", "Ready, BEEP!"]
     assert t.said()[2] == "Ann: first after the beep. One point."
+
+
+def test_two_seats_that_never_tapped_a_match_are_named_and_the_pile_stays(tables: Any) -> None:
+    """Issue 23: on a "slowest" Pig's Tail table only one seat can take the pile: Red and Green
+    never tapped the match the judge saw, so nobody takes it, said naming them (never "too
+    close to call", which is only between seats that tapped)."""
+    t = tables("pigs-tail", ("Blue", "Red", "Green"), {"take": "slowest"})
+    t.call()
+    t.at(4000)  # the first card: nothing to match
+    cue = t.call()
+    t.press("Blue", cue + 300 * MS)
+    t.at(4000)
+    state = t.judge(Facts(2, {"match": True}))
+    sentence = "Red and Green never tapped. The pile stays."
+    assert sentence in t.said(), t.said()
+    assert [r["said"] for r in state["rulings_said"]] == [sentence]
+    assert state["words"]["pile"] == 2

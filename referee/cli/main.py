@@ -160,8 +160,12 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
         volatile = volatile_storage(Path(table.store.path))
         if volatile:  # said at start: "a pulled plug loses nothing" does not hold here
             print(f"Warning: {volatile}", file=out)
+        behind = table.store.clock_behind()
+        if behind:  # a Pi booted offline with no hardware clock (Trixie has no fake-hwclock)
+            print(f"Warning: {behind}", file=out)
         if server is not None:
             print(f"Scoreboard: {server.url}", file=out)
+        table.watchdog.ready(f"{title} for {len(config.seats)} seats")  # systemd: it plays
     except BaseException:
         if server is not None:
             server.close()
@@ -179,6 +183,7 @@ def cmd_play(args: argparse.Namespace, *, demo: bool = False) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        table.watchdog.stopping()
         if server is not None:
             server.close()
         table.close()

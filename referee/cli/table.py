@@ -20,6 +20,7 @@ from referee.engine.commands import Pause, Request, Resume
 from referee.engine.loop import Engine, Item, open_game, resume_game
 from referee.engine.ports import Announcer
 from referee.events import Facts, GameStart
+from referee.notify import Watchdog
 from referee.rules.declare import Option, RulesError
 from referee.rules.registry import games as registered_games
 from referee.rules.registry import rules_for
@@ -190,6 +191,7 @@ class Table:
         self.box: ButtonBox | None = None
         self.pairing = Pairing()  # devices asking to judge; the keypad's YES lets them in
         self.voice_problem: str | None = None
+        self.watchdog = Watchdog()  # systemd's WatchdogSec=, pinged by the engine's thread
         self._paused_for_voice = False
         self._watch_voice()
         if box:
@@ -310,6 +312,7 @@ class Table:
         for listener in self.listeners:
             engine.subscribe(listener)
         engine.pairing_yes = self.pairing.approve_single
+        engine.alive = self.watchdog.beat
         self.engine = engine
         engine.start()
         if self.voice_problem is not None:  # a new game on a silent speaker waits too

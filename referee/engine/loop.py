@@ -116,6 +116,9 @@ class Engine:
         # the keypad's YES with nothing asked: a device waiting to pair is approved first (the
         # table's pairing port; True when the YES was taken for pairing)
         self.pairing_yes: Callable[[], bool] | None = None
+        # called by the engine thread at each turn of its loop (at least every 0.5 s): the
+        # table's proof of life for systemd's watchdog
+        self.alive: Callable[[], None] | None = None
         self._begin(rules, game_id, practice=practice, ready=ready)
 
     def _begin(self, rules: Rules, game_id: int, *, practice: bool, ready: bool) -> None:
@@ -202,6 +205,8 @@ class Engine:
     def _run(self) -> None:
         self.open()
         while not self._stop.is_set():
+            if self.alive is not None:
+                self.alive()
             wake = self.next_wake()
             timeout = None if wake is None else max(0.0, (wake - self.now()) / 1e6)
             try:
@@ -606,8 +611,9 @@ class Engine:
                 self.say("correction", {"round": number, "changes": changes}, interrupt=True)
         new = [r for r in rulings if r not in old]
         if new or not correction:
-            for r in new:  # a penalty given: said with its reason, as any ruling
-                self.say(*self.ruling_words(r))
+            # a penalty given is said with its reason, as any ruling; stragglers together
+            for key, params in presenter.said_rulings(self.rules, self.book, new):
+                self.say(key, params)
             for key, params in self.rules.said_after(number, new, before is None):
                 self.say(key, params)
         facts = {f.name: f for f in self.rules.facts()}

@@ -15,7 +15,13 @@ from referee.events import Awaiting, Ruling
 from referee.rules.base import Rules
 from referee.rules.declare import Fact
 from referee.rules.lingo import words_of
-from referee.voice.phrases import Phrasebook, question_text, ruling_phrase, ruling_shown
+from referee.voice.phrases import (
+    Phrasebook,
+    count_words,
+    question_text,
+    ruling_phrase,
+    ruling_shown,
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,33 @@ def ruling_words(rules: Rules, book: Phrasebook, r: Ruling) -> tuple[str, dict[s
         pressers = rules.pressers(r.round, button)
         never = tuple(s for s in rules.racing(r.round) if s not in pressers)
     return ruling_phrase(r, book, never=never, pressed=pressed)
+
+
+def said_rulings(rules: Rules, book: Phrasebook,
+                 rulings: Sequence[Ruling]) -> list[tuple[str, dict[str, Any]]]:
+    """The phrases that say `rulings`, in order; seats that never pressed and each take the same
+    for it are said in one sentence ("Ann and Bob never pressed. One point each.")."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    i = 0
+    while i < len(rulings):
+        r = rulings[i]
+        j = i + 1
+        if r.seat is not None and r.reason in rules.NEVER:
+            button, pressed = rules.NEVER[r.reason]
+            never = set(rules.racing(r.round)) - rules.pressers(r.round, button)
+            while j < len(rulings) and r.seat in never and rulings[j].seat in never and (
+                    rulings[j].round, rulings[j].reason, rulings[j].delta) == (
+                    r.round, r.reason, r.delta):
+                j += 1
+            if j - i >= 2:
+                out.append(("never_each", {
+                    "seats": [o.seat for o in rulings[i:j]], "pressed": pressed,
+                    "count_words": count_words(r.delta, book)}))
+                i = j
+                continue
+        out.append(ruling_words(rules, book, r))
+        i += 1
+    return out
 
 
 def shown(rules: Rules, book: Phrasebook,
@@ -120,6 +153,8 @@ def present(rules: Rules, book: Phrasebook, m: Moment) -> dict[str, Any]:
         "seat_order": list(rules.seats),
         "ready": list(m.ready),
         "rulings": [o.to_json() for o in rulings],
+        # the judge ended the game while this round raced: it was never ruled (not "clean")
+        "cut_by_end": bool(final) and bool(latest) and status.race_open,
         "rulings_said": shown(rules, book, rulings),
         "reactions_us": rules.reactions(latest) if latest else {},
         "early_us": rules.early(latest) if latest else {},  # slaps before the go-word

@@ -74,6 +74,9 @@ class Shared(Reason):
 
     TOO_CLOSE = "too close to call", "too_close"
     PENALTY = "{said}"  # a judge's penalty, in the judge's own words
+    # two or more seats never pressed where only one could take the result (or the game's
+    # `stragglers` is `no-one`): nobody takes it ({n}: how many, {pressed}: the game's word)
+    STRAGGLERS = "unclear: {n} never {pressed}", "never_nobody"
 
 
 # --------------------------------------------------------------------------------------------

@@ -260,7 +260,7 @@ class Pig(RederivedRules):
                     out.append(Ruling(n, None, 0, Why.UNCLEAR, None,
                                       (("n", str(len(missing))), *act)))
             else:
-                result = race.last(counted, rnd.active, rnd.close_us, self.options["tie_us"])
+                result = race.last(counted, rnd.active, self.options["tie_us"])
                 if result.too_close:
                     out.append(Ruling(n, None, 0, Shared.TOO_CLOSE, result.margin_us))
                 elif result.seat is not None:

@@ -16,6 +16,8 @@ The rules, in plain words (PRODUCT.md, "Pig's Tail"; the seed rule sheet):
 - The first card onto an empty pile cannot match (no card below it): a claim on it is refused
   (a ruling naming the flipper, 0 cards) and, in `slowest`, a tap on it is a false start.
 - Under `tie_us` between the two deciding taps is too close to call: nobody takes, the pile stays.
+  Two or more seats that never tapped a match take nothing either: only one seat can take the
+  pile, so it stays (never "too close to call": that is only ever between seats that tapped).
 - Judge penalties add cards; {"void": true} voids a round's rulings (its card stays on the pile).
 - The game is over once the 52nd card's round is closed (cues after it are ignored): fewest cards
   wins, ties share a place (1, 1, 3).
@@ -45,6 +47,7 @@ class Why(Reason):
     LAST_TO_TAP = "last to tap"
     FALSE_START = "false start"
     FALSE_START_BETWEEN_FLIPS = "false start between flips"
+    NEVER_TAPPED = "unclear: {n} never tapped", "pile_stays"  # two or more: the pile stays
 
 
 class PigsTail(TurnRules):
@@ -57,6 +60,8 @@ class PigsTail(TurnRules):
     PHRASES: ClassVar[Mapping[str, Sequence[str]]] = {
         "turn": ("{seat},", "flip!"),  # the call: the cue is "flip!"
         "deal_ring": ("Shuffle all fifty-two cards and lay them face down in a ring.",),
+        # two or more never tapped a match: nobody takes the pile
+        "pile_stays": ("{seats} never {pressed}. The pile stays.",),
     }
     CALLS: ClassVar[tuple[str, ...]] = ("turn",)
     OPTIONS: ClassVar[tuple[Option, ...]] = (
@@ -132,8 +137,13 @@ class PigsTail(TurnRules):
             if match is None:
                 need = ("match",)
             elif match:
-                last = race.last(taps, self.seats, rnd.close_us, tie)
-                self.take(out, state, n, last.seat, Why.LAST_TO_TAP, last.margin_us, last.too_close)
+                last = race.last(taps, self.seats, tie)
+                if last.stragglers:  # only one seat can take the pile: it stays
+                    out.append(Ruling(n, None, 0, Why.NEVER_TAPPED, None,
+                                      (("n", str(len(last.stragglers))),)))
+                else:
+                    self.take(out, state, n, last.seat, Why.LAST_TO_TAP, last.margin_us,
+                              last.too_close)
             elif taps:
                 first = race.first(taps, tie)
                 self.take(out, state, n, first.seat, Why.FALSE_START, first.margin_us, first.too_close)

@@ -2,10 +2,12 @@
 
 A race is a set of first presses, one per seat (seat → edge time): margins are always between
 different seats, each by its first counting press (`firsts` collapses a seat's later presses).
-Seats that never pressed before the window closed are later than everyone who did, and tie with
-each other. A margin under `tie_us` is too close to call: nobody is named. Identical edge times
-(a margin of 0 µs) are too close to call whatever `tie_us` is, so the smallest clear margin is
-`clear_us(tie_us)` = max(tie_us, 1).
+Seats that never pressed before the window closed are later than everyone who did: one such seat
+is the last, with no margin (margins are only ever between seats that pressed); two or more are
+the race's stragglers, and the game says what they take (never "too close to call"). A margin
+under `tie_us` is too close to call: nobody is named. Identical edge times (a margin of 0 µs) are
+too close to call whatever `tie_us` is, so the smallest clear margin is `clear_us(tie_us)` =
+max(tie_us, 1).
 
 Clear membership (PRODUCT.md): seat s is among the first p when at most p − 1 other seats pressed
 before it or less than `tie_us` after it; it is out when at least p other seats pressed at least
@@ -26,6 +28,7 @@ class Outcome:
     seat: str | None
     margin_us: int | None
     too_close: bool = False
+    stragglers: tuple[str, ...] = ()  # two or more seats that never pressed (`last`)
 
 
 @dataclass(frozen=True)
@@ -58,19 +61,17 @@ def _ordered(presses: Mapping[str, int]) -> list[tuple[int, str]]:
     return [(t, s) for s, t in sorted(presses.items(), key=lambda kv: kv[1])]
 
 
-def last(
-    presses: Mapping[str, int], seats: Iterable[str], close_us: int, tie_us: int
-) -> Outcome:
-    """The last of `seats` to press (a seat that never pressed is later than all who did)."""
+def last(presses: Mapping[str, int], seats: Iterable[str], tie_us: int) -> Outcome:
+    """The last of `seats` to press. A seat that never pressed is later than all who did: the
+    last, with no margin to tell; two or more that never pressed are `stragglers` (nobody named:
+    the game decides what each takes)."""
     seats = tuple(seats)
     missing = [s for s in seats if s not in presses]
     times = _ordered({s: presses[s] for s in seats if s in presses})
     if len(missing) >= 2:
-        return Outcome(None, 0, too_close=True)
+        return Outcome(None, None, stragglers=tuple(missing))
     if len(missing) == 1:
-        latest = times[-1][0] if times else None
-        margin = None if latest is None else max(close_us - latest, 0)
-        return Outcome(missing[0], margin)
+        return Outcome(missing[0], None)
     if not times:
         return Outcome(None, None)
     if len(times) == 1:

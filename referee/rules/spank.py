@@ -17,13 +17,19 @@ The rules, in plain words (PRODUCT.md, "Spank the Pig!"; the seed rule sheet):
   d ≥ 1: last presser takes d). With `doubles = judge` the judge names them as penalties; with
   `judge` or `off` a double press is kept in the log and ignored.
 - What the box cannot see comes from consensus (all slapped ⇒ 1 pig, none ⇒ 0) or the judge.
+- Where every seat had to press (p = 1 or 2, d ≥ 1), a seat that never pressed is last; two or
+  more that never pressed each take what the last would (`stragglers = all-lose`, the default) or
+  nobody does (`no-one`). Margins and "too close to call" are only between seats that pressed.
 - Margins are between different seats; under `tie_us` (or 0 µs) is too close to call.
 - Within a round rulings apply in the time order of the presses that earned them, judge penalties
   after: a whammy taken early can be shed later; a shed on an empty pile does nothing.
 - Fewest whammies wins; tied leaders play sudden death: whoever takes a whammy is out, unless all
   remaining take some in the same round (then only those above the fewest go out; all equal: on).
-  Shedding knocks nobody out and wins nothing: the last one standing wins. The game is not over
-  while any round awaits the judge.
+  Shedding knocks nobody out and wins nothing: the last one standing wins. A round awaiting the
+  judge knocks nobody out. The game is not over while any round awaits the judge.
+- Places after a sudden death are a play-off's: the champion, then the other seats of the sudden
+  death (knocked out later ahead of earlier; the same round shares a place), then the seats that
+  sat it out, by whammies.
 """
 
 from __future__ import annotations
@@ -98,13 +104,13 @@ class _Fold:
     """The running totals of the fold over rounds."""
 
     scores: dict[str, int]
-    knocked: set[str]  # knocked out in sudden death
+    knocked: dict[str, int]  # knocked out in sudden death → the round it went out in
     benched: set[str]  # not among the tied leaders: sit out sudden death
     over: bool
     winners: tuple[str, ...]
 
     def copy(self) -> _Fold:
-        return _Fold(dict(self.scores), set(self.knocked), set(self.benched), self.over,
+        return _Fold(dict(self.scores), dict(self.knocked), set(self.benched), self.over,
                      self.winners)
 
 
@@ -136,6 +142,10 @@ class SpankThePig(Rules):
         Option.number("early_ms", 1000, 0, 60_000, unit="ms", label="Early window",
                       help="before the cue, a press is early (the cadence's length: "
                            "twice the tempo)"),
+        Option.choice("stragglers", "all-lose", ("all-lose", "no-one"), label="Stragglers",
+                      help="two or more never pressed where every seat had to: each takes "
+                           "what the last would, or nobody does",
+                      labels=("Each of them takes it", "Nobody takes it")),
         Option.choice("doubles", None, ("buttons", "judge", "off"), label="Doubles",
                       help="how doubles are refereed",
                       labels=("Double buttons race", "The judge names who was late", "Off")),
@@ -169,7 +179,7 @@ class SpankThePig(Rules):
         self.awaiting: dict[int, Awaiting] = {}
         self.now_us = 0
         self.finished = False
-        self.state = _Fold(dict.fromkeys(self.seats, 0), set(), set(), False, ())
+        self.state = _Fold(dict.fromkeys(self.seats, 0), {}, set(), False, ())
         self.regular_rounds = deck // n
 
     # -- what the game declares ---------------------------------------------------------------
@@ -221,7 +231,7 @@ class SpankThePig(Rules):
         self.rounds.append(Round(len(self.rounds) + 1, cue.t_us, after_over=over))
         cut = cue.t_us - self.options["early_ms"] * 1000  # the new round's early window
         prev = self.rounds[-2] if len(self.rounds) > 1 else None
-        if prev is not None and not over and (cut < prev.limit_us or cut < prev.early_to_us):
+        if prev is not None and (cut < prev.limit_us or cut < prev.early_to_us):
             self.refold(prev.number)  # its windows end sooner now: re-derive it
         else:
             self.refold(len(self.rounds))
@@ -363,7 +373,7 @@ class SpankThePig(Rules):
             return
         first = self.rounds[start - 1]
         if start == 1:
-            state = _Fold(dict.fromkeys(self.seats, 0), set(), set(), False, ())
+            state = _Fold(dict.fromkeys(self.seats, 0), {}, set(), False, ())
         elif first.before is None:  # a new round: the fold so far ends where it begins
             state = self.state.copy()
         else:
@@ -371,52 +381,77 @@ class SpankThePig(Rules):
         self._counted = min(self._counted, start - 1)
         for rnd in self.rounds[start - 1 :]:
             rnd.before = state.copy()
+            nxt = self.rounds[rnd.number] if rnd.number < len(self.rounds) else None
             if state.over:
                 rnd.counted, rnd.outputs, rnd.active = False, [], ()
                 self.awaiting.pop(rnd.number, None)
+                if nxt is not None:
+                    nxt.after_over = True  # the game was over at its cue too
                 self._place(rnd)
                 continue
             rnd.counted = True
             self._counted = rnd.number
-            sudden = self._in_sudden_death(rnd.number)
-            rnd.active = (
-                tuple(s for s in self.seats if s not in state.knocked and s not in state.benched)
-                if sudden
-                else self.seats
-            )
-            self._place(rnd)
-            if not rnd.closed and (self.finished or rnd.close_us <= self.now_us):
-                rnd.closed = True  # ruled, even when nothing happened: news (`_news`)
-            if not rnd.closed:
-                self._first_open = min(self._first_open, rnd.number - 1)
-            outputs = self._rule(rnd, state.scores) if rnd.closed else []
-            taken = dict.fromkeys(self.seats, 0)
-            for o in outputs:
-                if isinstance(o, Ruling) and o.seat is not None:
-                    state.scores[o.seat] += o.delta
-                    if o.delta > 0:
-                        taken[o.seat] += o.delta
-            rnd.outputs = outputs
-            self.awaiting.pop(rnd.number, None)
-            for o in outputs:
-                if isinstance(o, Awaiting):
-                    self.awaiting[rnd.number] = o
-            if not rnd.closed or any(isinstance(o, Awaiting) for o in outputs):
-                continue
-            if sudden:
-                # only taking a whammy is out; shedding one knocks nobody out and wins nothing
-                state.knocked |= _knocked_out(rnd.active, taken)
-                alive = [s for s in rnd.active if s not in state.knocked]
-                if len(alive) == 1:
-                    state.over, state.winners = True, (alive[0],)
-            elif rnd.number == self.regular_rounds:
-                best = min(state.scores.values())
-                leaders = [s for s in self.seats if state.scores[s] == best]
-                if len(leaders) == 1:
-                    state.over, state.winners = True, (leaders[0],)
-                else:
-                    state.benched |= set(self.seats) - set(leaders)  # only tied leaders play on
+            if nxt is not None and self._may_end(rnd):
+                # The next cue is ignored if the game was over when it came: this round ruled
+                # with its window as it stood then (not cut by that cue), closed before it, and
+                # the game over. Otherwise the next round counts and cuts this one's window.
+                nxt.after_over = True
+                trial = state.copy()
+                self._rule_round(rnd, trial)
+                if trial.over and rnd.closed and rnd.close_us <= nxt.cue_us:
+                    state = trial
+                    continue
+            if nxt is not None:
+                nxt.after_over = False
+            self._rule_round(rnd, state)
         self.state = state
+
+    def _may_end(self, rnd: Round) -> bool:
+        """Whether ruling round `rnd` can end the game (the last regular round, sudden death)."""
+        return bool(rnd.number >= self.regular_rounds)
+
+    def _rule_round(self, rnd: Round, state: _Fold) -> None:
+        """Place and rule one counted round; `state` (the table before it) is updated in place:
+        scores, seats knocked out in sudden death, the end."""
+        sudden = self._in_sudden_death(rnd.number)
+        rnd.active = (
+            tuple(s for s in self.seats if s not in state.knocked and s not in state.benched)
+            if sudden
+            else self.seats
+        )
+        self._place(rnd)
+        if not rnd.closed and (self.finished or rnd.close_us <= self.now_us):
+            rnd.closed = True  # ruled, even when nothing happened: news (`_news`)
+        if not rnd.closed:
+            self._first_open = min(self._first_open, rnd.number - 1)
+        outputs = self._rule(rnd, state.scores) if rnd.closed else []
+        taken = dict.fromkeys(self.seats, 0)
+        for o in outputs:
+            if isinstance(o, Ruling) and o.seat is not None:
+                state.scores[o.seat] += o.delta
+                if o.delta > 0:
+                    taken[o.seat] += o.delta
+        rnd.outputs = outputs
+        self.awaiting.pop(rnd.number, None)
+        for o in outputs:
+            if isinstance(o, Awaiting):
+                self.awaiting[rnd.number] = o
+        if not rnd.closed or any(isinstance(o, Awaiting) for o in outputs):
+            return  # a round awaiting the judge knocks nobody out and ends nothing
+        if sudden:
+            # only taking a whammy is out; shedding one knocks nobody out and wins nothing
+            for seat in _knocked_out(rnd.active, taken):
+                state.knocked[seat] = rnd.number
+            alive = [s for s in rnd.active if s not in state.knocked]
+            if len(alive) == 1:
+                state.over, state.winners = True, (alive[0],)
+        elif rnd.number == self.regular_rounds:
+            best = min(state.scores.values())
+            leaders = [s for s in self.seats if state.scores[s] == best]
+            if len(leaders) == 1:
+                state.over, state.winners = True, (leaders[0],)
+            else:
+                state.benched |= set(self.seats) - set(leaders)  # only tied leaders play on
 
     def _news(self, rnd: Round) -> object:
         """A round ruled is news even when nothing happened (a clean round is said), and so is
@@ -506,11 +541,21 @@ class SpankThePig(Rules):
             if group.unclear:
                 too_close(min(pressed[s] for s in group.unclear), group.margin_us)
             return out
-        result = race.last(pressed, active, rnd.close_us, tie)
-        if result.too_close:
+        result = race.last(pressed, active, tie)
+        reason = last_to_several if count > 1 else last_to_one
+        if result.stragglers:
+            # never pressing is never a way out: each straggler takes what the last presser
+            # would (`stragglers = all-lose`), or nobody does (`no-one`); never a photo finish
+            if self.options["stragglers"] == "all-lose":
+                out += [(rnd.close_us, Ruling(n, s, count, reason)) for s in result.stragglers]
+            else:
+                out.append((rnd.close_us, Ruling(
+                    n, None, 0, Shared.STRAGGLERS, None,
+                    (("n", str(len(result.stragglers))), ("pressed", self.NEVER[reason][1]),
+                     ("button", button)))))
+        elif result.too_close:
             too_close(max(pressed.values(), default=rnd.close_us), result.margin_us)
         elif result.seat is not None:
-            reason = last_to_several if count > 1 else last_to_one
             out.append((pressed.get(result.seat, rnd.close_us),
                         Ruling(n, result.seat, count, reason, result.margin_us)))
         return out
@@ -520,8 +565,13 @@ class SpankThePig(Rules):
     def standings(self) -> Standings:
         st = self.state
         if self.over:
-            # the champion first, then everyone by whammies
-            key = {s: (0 if s in st.winners else 1 + st.scores[s]) for s in self.seats}
+            # the champion first; after a sudden death, a play-off's places: the other seats of
+            # the sudden death (knocked out later ahead of earlier, the same round sharing a
+            # place), then the seats that sat it out, by whammies
+            later = sorted(set(st.knocked.values()), reverse=True)
+            key = {s: (0 if s in st.winners else
+                       1 + later.index(st.knocked[s]) if s in st.knocked else
+                       1 + len(later) + st.scores[s]) for s in self.seats}
         else:
             key = dict(st.scores)
         rows = self.rows(st.scores, key, st.knocked)

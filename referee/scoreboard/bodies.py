@@ -235,6 +235,8 @@ class State(Struct, forbid_unknown_fields=True, kw_only=True):
     rulings: Annotated[list[RulingLine], Meta(description="the latest round's rulings")]
     rulings_said: Annotated[list[RulingWords], Meta(
         description="each of `rulings` in the words the referee says it")] | UnsetType = UNSET
+    cut_by_end: Annotated[bool, Meta(
+        description="the judge ended the game while the latest round raced: never ruled")] = False
     reactions_us: Annotated[dict[str, int], Meta(
         description="seat → reaction time in the latest round, µs")]
     early_us: Annotated[dict[str, int], Meta(
@@ -308,6 +310,10 @@ class GameSummary(Struct):
     error: str | None
     demo: Annotated[bool, Meta(
         description="a `referee demo` game: listed, not rated")] = False
+    date_approximate: Annotated[bool, Meta(
+        description="the box's clock was behind the last game's date when this one began "
+                    "(started offline, no hardware clock): `created` is that date, a lower "
+                    "bound")] = False
 
 
 class Setup(Struct):

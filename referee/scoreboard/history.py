@@ -58,6 +58,7 @@ class GameSummary:
     reactions_us: dict[str, tuple[int, ...]] = field(default_factory=dict)
     error: str | None = None
     demo: bool = False
+    date_approximate: bool = False  # dated from the last game's date: the clock was behind it
 
     @property
     def rated(self) -> bool:
@@ -68,7 +69,8 @@ class GameSummary:
         return {"id": self.id, "game": self.game, "title": self.title, "seats": list(self.seats),
                 "created": self.created, "rounds": self.rounds, "final": self.final,
                 "ended": self.ended, "standings": list(self.standings),
-                "winners": list(self.winners), "error": self.error, "demo": self.demo}
+                "winners": list(self.winners), "error": self.error, "demo": self.demo,
+                "date_approximate": self.date_approximate}
 
 
 _cache: dict[tuple[str, int], tuple[int, float, GameSummary]] = {}  # (stamp, when, summary)
@@ -247,7 +249,8 @@ def _base(conn: sqlite3.Connection, row: dict[str, Any], ended: bool) -> dict[st
     cls = _known_game(row["game"])
     return {"id": game_id, "game": row["game"], "title": cls.TITLE if cls else row["game"],
             "seats": tuple(row["seats"]), "created": row["created"], "ended": ended,
-            "demo": bool(marks(conn, game_id, "demo"))}
+            "demo": bool(marks(conn, game_id, "demo")),
+            "date_approximate": bool(marks(conn, game_id, "date_approximate"))}
 
 
 def _from_rules(base: dict[str, Any], rules: Rules, st: Standings) -> GameSummary:

@@ -389,8 +389,37 @@ class Store:
                        else StorageDamaged(str(error))) from None
             return int(cur.lastrowid or 0)
 
+    def last_known_time(self) -> datetime | None:
+        """The latest game's date: the box's own last-known time (a Pi has no clock that runs
+        while it is off, and Trixie no fake-hwclock to carry the time across a reboot)."""
+        with self._lock:
+            try:
+                row = self.conn.execute("SELECT max(created) FROM games").fetchone()
+            except sqlite3.Error:
+                return None
+        try:
+            return datetime.fromisoformat(row[0]) if row and row[0] else None
+        except ValueError:
+            return None
+
+    def clock_behind(self, now: datetime | None = None) -> str | None:
+        """One line when the wall clock is behind the last game's date (booted offline, no
+        hardware clock), else None."""
+        now = now or datetime.now(UTC)
+        last = self.last_known_time()
+        if last is None or now >= last:
+            return None
+        return (f"the clock says {now:%Y-%m-%d %H:%M} UTC, before the last game in the database "
+                f"({last:%Y-%m-%d %H:%M} UTC): the box started without network time and has no "
+                "hardware clock. New games are dated from the last game's date (History keeps "
+                "them in order, marked 'date approximate') until the clock is set: connect the "
+                "Pi to a network once, or fit a real-time clock (a Pi 5's battery)")
+
     def new_game(self, start: GameStart, *, practice: bool = False) -> int:
-        created = datetime.now(UTC).isoformat(timespec="seconds")
+        now = datetime.now(UTC)
+        last = self.last_known_time()
+        behind = last is not None and now < last
+        created = (last if behind and last is not None else now).isoformat(timespec="seconds")
         game_id = self._write(
             "INSERT INTO games (game, seats, options, practice, created) VALUES (?, ?, ?, ?, ?)",
             (start.game, json.dumps(list(start.seats)), json.dumps(dict(start.options)),
@@ -399,6 +428,8 @@ class Store:
         )
         if self.demo:
             self.mark(game_id, "demo", True)
+        if behind:  # the clock was behind the last game's date: this date is a lower bound
+            self.mark(game_id, "date_approximate", now.isoformat(timespec="seconds"))
         return game_id
 
     def append(self, game_id: int, event: Event) -> int:

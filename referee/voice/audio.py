@@ -7,8 +7,9 @@ frame numbers and fills output blocks with them. Two sinks pull blocks from a mi
 
 - `SoundDeviceSink` (in `referee.voice.device`): PortAudio output streams (via sounddevice) whose
   callback mixes straight into the device buffer. Each callback carries the DAC time of its first
-  frame; that time is mapped onto the engine clock (`referee.clock.now_us`) and smoothed
-  (`DacClock`), so any output frame has an engine-clock time. PortAudio was chosen over raw
+  frame; that time is mapped onto the engine clock (`referee.clock.now_us`) and filtered
+  (`DacClock`: the least-late reading of about a second), so any output frame has an
+  engine-clock time. PortAudio was chosen over raw
   ALSA because it is already the `audio` extra, runs on developers' laptops (CoreAudio, WASAPI,
   PulseAudio) as well as on the Pi, and hands us the DAC timestamp per block; raw ALSA would
   need a compiled binding and `snd_pcm_delay` bookkeeping for the same figure. The mixing
@@ -411,28 +412,92 @@ class RecordingSink:
 class DacClock:
     """Maps output frame numbers to the engine clock from per-block DAC-time readings.
 
-    Each audio callback tells when its first frame will reach the DAC (`ahead_s` past the
-    callback's own `now_us`). One reading is jittery (scheduling of the callback thread), and the
-    sound card's crystal drifts against CLOCK_MONOTONIC by tens of ppm, so the frame→time offset
-    is an exponential average: jitter is divided down, drift (µs per minute) is followed.
+    Each audio callback says when its first frame reaches the DAC. On ALSA that reading is never
+    early and often late: PortAudio computes it as ``htstamp + delay`` from ``snd_pcm_status``,
+    and ``delay = appl_ptr - hw_ptr`` counts the frames the DAC has played since the driver's
+    pointer last moved (it moves at the card's period boundaries: 21.3 ms behind dmix) as still
+    queued. PortAudio's thread wakes when the pointer moves, so a reading is late by how long
+    after that move the thread ran: a few hundred microseconds, several milliseconds on a busy
+    Zero 2 W; a reading whose ``stream.time`` read was pre-empted is off either way.
+
+    So the frame -> time offset (``dac_us - frame / rate``) is the *minimum* over the last
+    ``WINDOW`` readings, not an average: the least-delayed wake-up is the one nearest the truth,
+    and a late outlier never moves it. Around that:
+
+    * an underflow (xrun) re-anchors at once: ALSA stopped and restarted the card, every later
+      frame plays later by the gap, and the old readings describe a stream that is gone;
+    * every reading ``SHIFT_US`` past the minimum for ``CONFIRM_S`` of frames in a row is a
+      mapping that moved without a flag: re-anchored on the later half of those readings (one
+      late wake-up runs a burst of callbacks, all late alike: so a span of frames, not a count
+      of readings; and the run may have begun with a late wake-up just before an xrun);
+    * a reading more than ``EARLY_US`` before the minimum is a clock step between the two
+      reads (PortAudio's ALSA stamps are wall-clock time), dropped unless it lasts as long;
+    * a reading's engine time is the midpoint of the two clock reads around ``stream.time``, off
+      by up to half their bracket either way (a pre-empted read): half the bracket is added, so
+      a reading is never early on that account, only late, which the minimum passes over.
+
+    The card's crystal drifts against CLOCK_MONOTONIC by tens of ppm: over a window of
+    ``WINDOW`` blocks (about a second) that is tens of microseconds, so the oldest readings
+    leave the window before their drift matters.
     """
 
-    SMOOTHING = 0.02  # weight of each new reading
+    WINDOW = 48  # readings the minimum is taken over (about a second of 10-20 ms blocks)
+    SHIFT_US = 2_000.0  # later than the minimum by this for CONFIRM_S in a row: it moved
+    EARLY_US = 30_000.0  # earlier than the minimum by more: a clock step, not a reading
+    CONFIRM_S = 0.2
 
     def __init__(self, samplerate: int) -> None:
         self.samplerate = samplerate
         self.base_us: float | None = None  # engine-clock time of frame 0
+        self.readings: deque[float] = deque(maxlen=self.WINDOW)
+        self.reanchors = 0
+        self.dropped = 0
+        self._late: list[tuple[int, float]] = []  # (frame, offset)
+        self._early: list[tuple[int, float]] = []
+
+    def reset(self) -> None:
+        """A new stream (or an xrun): a new frame -> time mapping from the next reading on."""
+        self.base_us = None
+        self.readings.clear()
+        self._late.clear()
+        self._early.clear()
 
     def update(self, frame: int, now: int, ahead_s: float) -> None:
         self.update_at(frame, now + ahead_s * 1e6)
 
-    def update_at(self, frame: int, dac_us: float) -> None:
-        """`frame` reaches the DAC at engine time `dac_us`."""
-        base = dac_us - frame * 1e6 / self.samplerate
-        if self.base_us is None:
-            self.base_us = base
-        else:
-            self.base_us += self.SMOOTHING * (base - self.base_us)
+    def update_at(self, frame: int, dac_us: float, *, bracket_us: float = 0.0,
+                  underflow: bool = False) -> None:
+        """`frame` reaches the DAC at engine time `dac_us` (read within `bracket_us`)."""
+        offset = dac_us + bracket_us / 2 - frame * 1e6 / self.samplerate
+        if underflow and self.readings:
+            self.reanchors += 1
+            self.reset()
+        if not self.readings:
+            self._anchor([offset])
+            return
+        best = min(self.readings)
+        early = offset < best - self.EARLY_US
+        late = offset > best + self.SHIFT_US
+        self._early = [*self._early, (frame, offset)] if early else []
+        self._late = [*self._late, (frame, offset)] if late else []
+        for run in (self._early, self._late):
+            if run and (frame - run[0][0]) / self.samplerate >= self.CONFIRM_S:
+                # on its second half: a late wake-up just before an xrun began the run too
+                half = (run[0][0] + frame) / 2
+                self.reanchors += 1
+                self._anchor([o for f, o in run if f >= half])
+                return
+        if early:
+            self.dropped += 1
+            return
+        self.readings.append(offset)
+        self.base_us = min(self.readings)
+
+    def _anchor(self, offsets: list[float]) -> None:
+        self.readings.clear()
+        self.readings.extend(offsets)
+        self.base_us = min(self.readings)
+        self._late, self._early = [], []
 
     def frame_to_us(self, frame: int, fallback_now: int) -> int:
         base = self.base_us if self.base_us is not None else float(fallback_now)

@@ -9,9 +9,13 @@ fixed when PortAudio starts; and an unplugged speaker simply stops calling back.
   matched case-insensitively against PortAudio's output devices (`choose_device`).
 * `SoundDeviceSink` keeps one mixer for the whole evening and (re)opens PortAudio streams under
   it. A watchdog thread notices when callbacks stop (``STALL_S``), aborts the stream, drops what
-  was scheduled (nobody may be promised a cue on a dead speaker) and rescans PortAudio's device
-  list every ``RESCAN_S`` until the device is back. Each change is reported to ``on_health``
-  (the table pauses itself and the scoreboard says why). Underruns are counted.
+  was scheduled (nobody may be promised a cue on a dead speaker) and looks for the device again
+  until it is back. Each look re-initialises PortAudio, and each re-initialisation probes every
+  ALSA PCM (a dozen "ALSA lib ... Unknown PCM" lines in the journal on a Pi): so it looks at
+  once when the kernel's card list (``/proc/asound/cards``) changes, a card plugged in or
+  pulled, and otherwise after ``RESCAN_S``, doubling up to ``RESCAN_MAX_S`` while nothing
+  changes. Each change of the problem is reported once to ``on_health`` (the table pauses
+  itself and the scoreboard says why). Underruns are counted.
 * Output frames are mapped to the engine clock from PortAudio's own clock, inside the callback:
   ``time_info.outputBufferDacTime`` is on the stream's clock, ``stream.time`` reads that clock
   now, and two engine-clock reads bracket that read. So the DAC time of each block is known to
@@ -37,7 +41,8 @@ from referee.voice.audio import DacClock, Mixer
 
 LATENCY_S = 0.05  # output latency asked of PortAudio: a Zero 2 W sustains it while rendering
 STALL_S = 0.5  # no callback for this long: the device is gone
-RESCAN_S = 2.0  # how often a missing device is looked for
+RESCAN_S = 2.0  # a missing device is looked for again after this, doubling while nothing changes
+RESCAN_MAX_S = 60.0  # ...up to this (a card plugged in is looked for at once)
 START_S = 2.0  # a stream that has not called back this long after start did not start
 
 
@@ -69,6 +74,7 @@ class Backend(Protocol):
 
     def devices(self) -> list[OutputDevice]: ...
     def rescan(self) -> None: ...
+    def cards(self) -> str | None: ...
     def rate_for(self, device: OutputDevice, preferred: int) -> int: ...
     def open(self, device: OutputDevice, samplerate: int, latency: float,
              callback: Callable[[Any, int, Any, Any], None]) -> Stream: ...
@@ -101,6 +107,13 @@ class SoundDeviceBackend:
         # only seen after terminating and initialising again (no stream may be open).
         self._sd._terminate()
         self._sd._initialize()
+
+    def cards(self) -> str | None:
+        """The kernel's sound card list (None where there is none to read)."""
+        try:
+            return ASOUND_CARDS.read_text()
+        except OSError:
+            return None
 
     def query_devices(self) -> Any:
         return self._sd.query_devices()
@@ -234,6 +247,7 @@ class SoundDeviceSink:
         output_delay_ms: float = 0.0,
         stall_s: float = STALL_S,
         rescan_s: float = RESCAN_S,
+        rescan_max_s: float = RESCAN_MAX_S,
         on_health: Callable[[str | None], None] | None = None,
         default_card: Callable[[], int | None] = alsa_default_card,
     ) -> None:
@@ -246,6 +260,7 @@ class SoundDeviceSink:
         self.output_delay_us = round(output_delay_ms * 1000)
         self.stall_us = round(stall_s * 1_000_000)
         self.rescan_s = rescan_s
+        self.rescan_max_s = max(rescan_s, rescan_max_s)
         self.on_health = on_health
         self.mixer = Mixer(self.samplerate)
         self.lead_frames = self.samplerate // 200  # 5 ms past the next block
@@ -304,11 +319,13 @@ class SoundDeviceSink:
             stream = stream_box[0] if stream_box else None
             pa_now = float(stream.time) if stream is not None else 0.0
             b = self.clock()
-            if _underflow(status):
+            underflow = _underflow(status)
+            if underflow:
                 self.underruns += 1
             frame0 = self.mixer.next_frame
             if stream is not None:
-                self.dac.update_at(frame0, self.dac_us(time_info, pa_now, (a + b) / 2, stream))
+                self.dac.update_at(frame0, self.dac_us(time_info, pa_now, (a + b) / 2, stream),
+                                   bracket_us=b - a, underflow=underflow)
             outdata[:, 0] = self.mixer.render(frames, self.frame_to_us(frame0))
             self.callbacks += 1
             self._last_callback_us = b
@@ -347,8 +364,7 @@ class SoundDeviceSink:
             what = "no sound output device" if self.wanted is None else (
                 f"sound device {self.wanted!r} not found (seen: {seen}); plug it in, or fix "
                 f"device in [speech]")
-            return self._trouble(what + "; looking again every "
-                                 f"{self.rescan_s:g} s")
+            return self._trouble(what + "; looking again when a sound card is plugged in")
         routed, unusable = route(device, devices, self.default_card())
         if routed is None:
             return self._trouble(unusable or f"sound device {device.name!r} is not usable")
@@ -363,7 +379,7 @@ class SoundDeviceSink:
         try:
             stream = self.backend.open(device, self.samplerate, self.latency, self._callback_for(box))
             box.append(stream)
-            self.dac.base_us = None  # a new stream: a new frame → time mapping
+            self.dac.reset()  # a new stream: a new frame → time mapping
             self._stream = stream
             stream.start()
         except Exception as exc:  # noqa: BLE001
@@ -377,21 +393,38 @@ class SoundDeviceSink:
         self._healthy()
         return True
 
+    def _cards(self) -> str | None:
+        reader = getattr(self.backend, "cards", None)
+        try:
+            return None if reader is None else reader()
+        except Exception:  # noqa: BLE001 - unreadable: the doubling wait alone decides
+            return None
+
     def _watch(self) -> None:
         next_scan = 0.0
+        backoff = self.rescan_s / 2  # the first look, at once, doubles it to rescan_s
+        cards = self._cards()
         while not self._stop.wait(0.05):
             if self.problem is None:
                 if self.clock() - self._last_callback_us > self.stall_us:
                     name = self.device.name if self.device else self.wanted
                     self._drop_stream()
                     self._trouble(f"sound device {name!r} stopped playing (unplugged?); "
-                                  f"looking for it every {self.rescan_s:g} s")
-                    next_scan = time.monotonic() + self.rescan_s
+                                  "looking for it again when a sound card is plugged in")
+                    backoff = self.rescan_s
+                    next_scan = time.monotonic() + backoff
+                    cards = self._cards()
                 continue
-            if time.monotonic() >= next_scan:
+            seen = self._cards()
+            changed = seen is not None and seen != cards
+            if changed or time.monotonic() >= next_scan:
+                # a card came or went: look now, and soon again (its PCM may not be ready yet);
+                # nothing changed: look less and less often
+                backoff = self.rescan_s if changed else min(2 * backoff, self.rescan_max_s)
+                cards = seen
                 self.reopens += 1
                 self._open(rescan=True)
-                next_scan = time.monotonic() + self.rescan_s
+                next_scan = time.monotonic() + backoff
 
     def _drop_stream(self) -> None:
         stream, self._stream = self._stream, None

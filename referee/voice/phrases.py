@@ -50,8 +50,12 @@ ENGLISH: dict[str, list[str]] = {
     "what_margin": ["{reason} by {margin}"],
     "ruling_never": ["{seat} {what}. {count_words}."],  # {what}: "never slapped: last to..."
     "what_never": ["never {pressed}: {reason}"],  # the seat never pressed: no margin to tell
+    "what_never_one_of": ["never {pressed}"],  # one of several seats that never pressed
+    # several seats never pressed and each takes what the last would (said as one sentence)
+    "never_each": ["{seats} never {pressed}. {count_words} each."],
+    # several seats never pressed where only one could take it (or nobody is to): nobody does
+    "never_nobody": ["{seats} never {pressed}. Nobody loses."],
     "too_close": ["Too close to call."],
-    "too_close_never": ["{seats} never {pressed}: too close to call."],
     "nobody": ["Clean round."],
     "unclear": ["{Reason}. Nobody loses."],  # {Reason}: the ruling's, capitalised
     # a correction says what changed, seat by seat ({changes}: "Dev, one point; Ben, ...")
@@ -84,7 +88,7 @@ ENGLISH: dict[str, list[str]] = {
 
 # Entries that are parts of other phrases, never said on their own: a ruling's margin or "never
 # slapped" clause, a seat's change in a correction, a row of the standings.
-PARTS = ("what_margin", "what_never", "change", "standing_row")
+PARTS = ("what_margin", "what_never", "what_never_one_of", "change", "standing_row")
 
 
 class SaidUnit(Protocol):
@@ -426,23 +430,27 @@ def ruling_phrase(
 ) -> tuple[str, dict[str, Any]]:
     """The phrase key and parameters that announce one ruling: its reason's phrase key ("ruling":
     the seat, what it did and its count). `never`: the seats of the race that never pressed; a
-    ruling on one of them says so instead of a margin to the window's end ("Yellow never
-    pressed: last to press"), and a photo finish between them names them ("Red and Yellow never
-    pressed: too close to call"). `pressed`: what they did not do (the game's word)."""
+    ruling on one of them says so ("Yellow never pressed: last to press"; one of several: "Red
+    never pressed. One point."), and stragglers that take nothing are named ("Red and Yellow
+    never pressed. Nobody loses."). `pressed`: what they did not do (the game's word)."""
     language = _lang(language, book).code
     pressed = book.text(pressed)
     key = ruling.reason.phrase
-    if key == "too_close" and ruling.margin_us == 0 and len(never) >= 2:
-        return "too_close_never", {"seats": list(never), "pressed": pressed}
     if key != "ruling":
-        return key, {"reason": _reason_said(ruling, language, book)}
+        params: dict[str, Any] = {"reason": _reason_said(ruling, language, book)}
+        if ruling.seat is None and never and key != "too_close":  # stragglers, named
+            params.update(seats=list(never), pressed=pressed)
+        elif "{seats}" in " ".join(beats_of(key, language, book)):
+            key = "unclear"  # the seats are not known: the reason says how many
+        return key, params
     if ruling.seat is None:
         return "nobody", {}
     reason = _reason_said(ruling, language, book)
     key = "ruling"
     shown = ""
     if ruling.seat in never:
-        what = text("what_never", {"pressed": pressed, "reason": reason}, language, book=book)
+        what = text("what_never_one_of" if len(never) >= 2 else "what_never",
+                    {"pressed": pressed, "reason": reason}, language, book=book)
         key = "ruling_never"
     elif ruling.margin_us is not None:
         what = text("what_margin", {"reason": reason, "margin_us": ruling.margin_us}, language,
@@ -451,7 +459,7 @@ def ruling_phrase(
                      book=book, shown=True)
     else:
         what = _word(LANGUAGES.get(language, LANGUAGES["en"]), "reasons").get(reason, reason)
-    params: dict[str, Any] = {
+    params = {
         "seat": ruling.seat, "what": what,
         "count_words": count_words(ruling.delta, book, language)}
     if shown != what and shown:

@@ -124,6 +124,8 @@
     if (n === s.round && racing) {
       const alone = s.racing && s.racing.length === 1 && s.seat_order.length > 1;  // a flip, no race
       lines = [el("li", {class: "what"}, s.quiet || alone ? _("Playing…") : _("Racing…"))];
+    } else if (n === s.round && s.cut_by_end) {  // the judge's End came mid-race: never ruled
+      lines = [el("li", {class: "what"}, _("Not ruled: the judge ended the game during this round."))];
     } else if (waiting && !rulings.length) {
       lines = [el("li", {class: "what"}, _("Waiting for the judge…"))];
     } else if (!rulings.length) {
@@ -161,6 +163,7 @@
         who(s, seat),
         t === undefined ? el("span", {class: "none"}, n === s.round && racing ? "…"
           : early[seat] !== undefined ? _("early by {time}", {time: ms(early[seat])})
+          : n === s.round && s.cut_by_end ? _("cut short")  // the end came first
           : _("never {pressed}", {pressed: pressedWord(s)})) : bar,
         el("span", {class: "ms"}, t === undefined ? "—" : ms(t)));
     }));

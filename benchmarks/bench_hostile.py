@@ -20,7 +20,7 @@ each from its own loopback address (127.x.y.z), as guests on a LAN would be.
    presses through /api/press until the first refusal: presses answered 204, presses found in the
    log, the answer to the next press, the phase, and how many error lines were logged.
 
-    .venv/bin/python benchmarks/bench_hostile.py [--seconds 60] [--threads 16]
+    .venv/bin/python benchmarks/bench_hostile.py [--seconds 60] [--threads 16] [--samples 5]
 """
 
 from __future__ import annotations
@@ -200,7 +200,7 @@ def flood(port: int, server: WebServer, request_s: float | None = None) -> dict[
             "slow_kept": kept, "judge_ms": round((t1 - t0) * 1000), "pause_ms": round((t2 - t1) * 1000)}
 
 
-def page_and_press(port: int, n: int, fresh: list[int], times: int = 5) -> tuple[float, float]:
+def page_and_press(port: int, n: int, fresh: list[int], times: int) -> tuple[float, float]:
     """Median ms of a new guest's page load and of the box's press round-trip."""
     pages, presses = [], []
     for _ in range(times):
@@ -223,8 +223,8 @@ def page_and_press(port: int, n: int, fresh: list[int], times: int = 5) -> tuple
 class Flooder:
     """12 x 40 idle or slowloris connections from 127.60.0.0/24, or 60 addresses guessing."""
 
-    def __init__(self, port: int, kind: str) -> None:
-        self.port, self.kind = port, kind
+    def __init__(self, port: int, kind: str, settle_s: float) -> None:
+        self.port, self.kind, self.settle_s = port, kind, settle_s
         self.stop = threading.Event()
         self.socks: list[tuple[socket.socket, str]] = []
         self.guesses = {401: 0, 429: 0}
@@ -273,7 +273,7 @@ class Flooder:
     def __enter__(self) -> Flooder:
         for t in self.threads:
             t.start()
-        time.sleep(3.0)  # the flood is at the door
+        time.sleep(self.settle_s)  # the flood is at the door
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -284,7 +284,7 @@ class Flooder:
             sock.close()
 
 
-def side_by_side(tmp: Path) -> dict[str, Any]:
+def side_by_side(tmp: Path, samples: int, settle_s: float) -> dict[str, Any]:
     table, server = table_and_server(tmp / "side.db")
     port, fresh = server.port, [0]
     figures: dict[str, Any] = {}
@@ -295,10 +295,10 @@ def side_by_side(tmp: Path) -> dict[str, Any]:
         for kind, label in (("idle", "12 addresses x 40 idle"),
                             ("slowloris", "12 addresses x 40 slowloris"),
                             ("pin", "60 addresses guessing the PIN")):
-            before = page_and_press(port, 0, fresh)
+            before = page_and_press(port, 0, fresh, samples)
             extra = ""
-            with Flooder(port, kind) as flooder:
-                during = page_and_press(port, 1, fresh)
+            with Flooder(port, kind, settle_s) as flooder:
+                during = page_and_press(port, 1, fresh, samples)
                 if kind == "pin":
                     t0 = time.perf_counter()
                     while request(port, "POST", "/api/pin", source="127.62.0.1",
@@ -308,8 +308,8 @@ def side_by_side(tmp: Path) -> dict[str, Any]:
                     extra = (f"; the right PIN from a new address: {right_ms:.0f} ms; guesses "
                              f"checked {flooder.guesses[401]}, held {flooder.guesses[429]}")
                     figures["right_pin_ms"] = round(right_ms)
-            time.sleep(2.0)
-            after = page_and_press(port, 2, fresh)
+            time.sleep(settle_s * 2 / 3)
+            after = page_and_press(port, 2, fresh, samples)
             cells = [f"{p:.0f} / {q:.0f}" for p, q in (before, during, after)]
             print(f"  {label:<34}{cells[0]:>16}{cells[1]:>16}{cells[2]:>16}{extra}")
             figures[kind] = {"before": before, "during": during, "after": after}
@@ -377,6 +377,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--threads", type=int, default=16)
+    parser.add_argument("--samples", type=int, default=5,
+                        help="page loads and presses per median, before, during and after a flood")
+    parser.add_argument("--settle-s", type=float, default=3.0,
+                        help="how long a flood runs before it is measured (after one: 2/3 of it)")
     parser.add_argument("--request-s", type=float, default=None,
                         help="the slow requests' deadline (default: the guard's own)")
     args = parser.parse_args()
@@ -395,7 +399,7 @@ def main() -> int:
         finally:
             server.close()
             table.close()
-        result["side_by_side"] = side_by_side(Path(tmp))
+        result["side_by_side"] = side_by_side(Path(tmp), args.samples, args.settle_s)
         result["full_disk"] = full_disk(Path(tmp))
     print("RESULT " + json.dumps(result))
     return 0

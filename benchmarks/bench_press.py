@@ -90,7 +90,8 @@ class StubVoice:
     def learn(self, book: Any) -> None:
         pass
 
-    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = ()) -> None:
+    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = (),
+                   first: Any = ()) -> None:
         pass
 
     def cut_calls(self) -> None:
@@ -405,12 +406,11 @@ def naive_vs_edges(rounds: int, jitter_ms: float, rng: random.Random) -> dict[st
                 box_pins[seat].edge(True, t, 0)
                 b_pins[seat].edge(True, t, 0)
             delivery.drain()
-            close = max(true.values()) + 100_000
             edges = {p.seat: p.t_us for p in box_presses}
             naive_us = {s: to_us(v) for s, v in naive.items()}
-            truth = race.last(true, names, close, tie)
-            by_edges = race.last(edges, names, close, tie)
-            by_naive = race.last(naive_us, names, close, tie)
+            truth = race.last(true, names, tie)
+            by_edges = race.last(edges, names, tie)
+            by_naive = race.last(naive_us, names, tie)
             real_margin = sorted(true.values())[-1] - sorted(true.values())[-2]
             band = next(b for b in bands if b[0] <= real_margin < b[1]) if real_margin < 10_001 \
                 else bands[-1]

@@ -4,6 +4,7 @@
 #   sudo hardware/install.sh              # install, enable and (re)start the service
 #   sudo hardware/install.sh --no-service # everything but the systemd steps (image builds, chroots)
 #   sudo hardware/install.sh --sound-card "USB Audio Device"   # choose the card without asking
+#   sudo hardware/install.sh --voice en_US-lessac-medium        # a natural Piper voice, fetched now
 #   hardware/install.sh --dry-run         # print what would be done, change nothing
 #
 # Safe to run again: after a `git pull` it reinstalls the code and restarts the service. It never
@@ -21,7 +22,7 @@ readonly CONF="$CONF_DIR/config.toml"
 readonly STATE_DIR=/var/lib/table-referee
 readonly SERVICE=table-referee
 readonly ACCOUNT=referee
-readonly EXTRAS="audio"
+readonly VOICES_DIR="$STATE_DIR/voices"
 readonly PACKAGES=(python3-venv python3-lgpio espeak-ng libportaudio2 alsa-utils)
 # Only tests point these elsewhere (another system; a Pi's sound cards in a chroot).
 readonly OS_RELEASE="${TABLE_REFEREE_OS_RELEASE:-/etc/os-release}"
@@ -37,6 +38,8 @@ readonly REPO
 DRY_RUN=0
 WITH_SERVICE=1
 SOUND_CARD=""
+VOICE=""
+EXTRAS="audio"
 
 say() { printf '==> %s\n' "$*"; }
 warn() { printf 'install.sh: warning: %s\n' "$*" >&2; }
@@ -55,7 +58,7 @@ run() {
 
 usage() {
     cat <<'EOF'
-Usage: sudo hardware/install.sh [--no-service] [--sound-card NAME|none] [--dry-run]
+Usage: sudo hardware/install.sh [--no-service] [--sound-card NAME|none] [--voice NAME] [--dry-run]
 
 Installs Table Referee on Raspberry Pi OS Bookworm:
   system packages  python3-venv python3-lgpio espeak-ng libportaudio2 alsa-utils
@@ -68,6 +71,10 @@ Installs Table Referee on Raspberry Pi OS Bookworm:
 
   --no-service        skip the systemd unit (for chroots, containers and image builds)
   --sound-card NAME   use this card (part of its name) without asking; "none" keeps ALSA's
+  --voice NAME        speak with the Piper voice NAME (like en_US-lessac-medium): installs
+                      Piper (the voice extra, with the English en_US-joe-medium), fetches
+                      NAME into /var/lib/table-referee/voices with Piper's own downloader now,
+                      while online (never at run time), and sets [speech] voice to it
   --dry-run           print the steps without changing anything
   -h, --help          this text
 EOF
@@ -81,6 +88,15 @@ parse_args() {
             --sound-card)
                 (($# >= 2)) || { printf 'install.sh: --sound-card needs a name (or none)\n' >&2; exit 2; }
                 SOUND_CARD="$2"
+                shift ;;
+            --voice)
+                (($# >= 2)) || { printf 'install.sh: --voice needs a Piper voice name, like en_US-lessac-medium\n' >&2; exit 2; }
+                [[ "$2" =~ ^[a-z]{2,3}_[A-Z]{2}-[A-Za-z0-9_]+-(x_low|low|medium|high)$ ]] || {
+                    printf "install.sh: --voice '%s' is not a Piper voice name: give language_REGION-name-quality, like en_US-lessac-medium or de_DE-thorsten-medium\n" "$2" >&2
+                    exit 2
+                }
+                VOICE="$2"
+                EXTRAS="audio,voice"
                 shift ;;
             -h | --help) usage; exit 0 ;;
             *) printf "install.sh: unknown option '%s'; see --help\n" "$1" >&2; exit 2 ;;
@@ -294,6 +310,31 @@ if "device" not in speech:
 PY
 }
 
+# --voice NAME: Piper's own downloader fetches the model and its .json beside it, now (the
+# referee never downloads at run time), into the service's state; [speech] voice names the file.
+install_voice() {
+    [[ -n "$VOICE" ]] || return 0
+    say "voice $VOICE in $VOICES_DIR"
+    run install -d -o "$ACCOUNT" -g "$ACCOUNT" -m 0755 "$VOICES_DIR"
+    local model="$VOICES_DIR/$VOICE.onnx"
+    if ((DRY_RUN)); then
+        run "$VENV/bin/python" -m piper.download_voices --download-dir "$VOICES_DIR" "$VOICE"
+        printf '   + write voice = "piper:%s" under [speech] in %s\n' "$model" "$CONF"
+        return
+    fi
+    "$VENV/bin/python" -m piper.download_voices --download-dir "$VOICES_DIR" "$VOICE" ||
+        die "could not fetch the Piper voice $VOICE (no network, or no such voice): run install.sh --voice $VOICE again while online; the referee speaks with espeak-ng meanwhile"
+    [[ -s "$model" && -s "$model.json" ]] || die "the Piper voice $VOICE was not fetched whole ($model); run install.sh --voice $VOICE again while online"
+    chown "$ACCOUNT:$ACCOUNT" "$model" "$model.json"
+    REFEREE_VOICE="piper:$model" REFEREE_CONF="$CONF" "$VENV/bin/python" - <<'PY'
+import os
+from referee.config import set_config_value
+
+set_config_value(os.environ["REFEREE_CONF"], "speech", "voice", os.environ["REFEREE_VOICE"])
+PY
+    say "voice: Piper $VOICE ([speech] voice in $CONF); referee doctor checks it speaks"
+}
+
 install_service() {
     if ((!WITH_SERVICE)); then
         say "service: skipped (--no-service)"
@@ -326,6 +367,7 @@ main() {
     install_code
     install_config
     choose_sound_card
+    install_voice
     install_service
     say "done. Check the box: see 'Check the box' in $PREFIX/wiring.md (referee doctor, referee buttons)"
 }

@@ -48,6 +48,8 @@ from typing import Any, Final
 
 import msgspec
 
+from referee.seatnames import MAX_NAME, seat_problem, seats_problem
+
 MAX_SEATS: Final = 8
 BCM_RANGE: Final = range(0, 28)
 RESERVED_PINS: Final[Mapping[int, str]] = {
@@ -74,7 +76,6 @@ MAX_OUTPUT_DELAY_MS: Final = 1000  # a TV's picture processing is 20-150 ms; Blu
 
 
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
-MAX_NAME: Final = 24  # characters of a seat name: a scoreboard tile, a phrase
 MAX_CONFIG_BYTES: Final = 1 << 20  # a config file is a few hundred bytes; /dev/zero is endless
 PIN_DIGITS: Final = range(4, 9)
 _PIN = re.compile(r"[0-9]{4,8}")
@@ -199,12 +200,12 @@ def _check(config: TableConfig) -> None:
         raise ConfigError(
             f"{len(config.seats)} seats configured; the box supports at most {MAX_SEATS}"
         )
-    names: dict[str, str] = {}
     for seat in config.seats:
         _check_name(seat.name)
-        if seat.name.casefold() in names:
-            raise ConfigError(f"seat name {seat.name!r} is used twice; give each seat its own name")
-        names[seat.name.casefold()] = seat.name
+    twice = seats_problem(seat.name for seat in config.seats)
+    if twice:
+        raise ConfigError(twice)
+    for seat in config.seats:
         if not isinstance(seat.colour, str) or not _COLOUR.fullmatch(seat.colour):
             raise ConfigError(
                 f"colour {seat.colour!r} of seat {seat.name} is not a #rrggbb colour; e.g. #1f6feb"
@@ -290,36 +291,13 @@ def check_pin(pin: object, where: str = "--pin") -> str:
     return text
 
 
-# Characters that show nothing, so two names that look the same could differ by them: the
-# Hangul fillers (letters that are drawn blank) and every format character (zero-width spaces,
-# bidi overrides, the BOM, the soft hyphen) but the joiner inside an emoji sequence.
-BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
-ZWJ = "\u200d"
-
-
-def invisible(name: str) -> str:
-    """The first invisible character in a name ("" if it has none)."""
-    for i, ch in enumerate(name):
-        if ch in BLANK_LETTERS:
-            return ch
-        if unicodedata.category(ch) != "Cf":
-            continue
-        if ch == ZWJ and 0 < i < len(name) - 1 and all(
-                unicodedata.category(n) == "So" or n == "\ufe0f"
-                for n in (name[i - 1], name[i + 1])):
-            continue  # 👨‍👩‍👧: the joiner of an emoji sequence draws one picture
-        return ch
-    return ""
-
-
 def _check_name(name: object) -> None:
-    if not isinstance(name, str) or not name.strip():
-        raise ConfigError(f"seat name {name!r} is empty; give every seat a name, e.g. Blue")
-    hidden = invisible(name)
-    if hidden:
-        raise ConfigError(f"seat name {_shown(name)} holds the invisible character "
-                          f"{ascii(hidden)} ({unicodedata.name(hidden, 'format character')}"
-                          f"); type the name again with letters, digits and spaces only")
+    """The seat-name rule every way a name arrives shares (`referee.seatnames`), then the box's
+    own: a name typed in NFC (the config file's), no comma (`--seats`), not the keypad's."""
+    problem = seat_problem(name)
+    if problem:
+        raise ConfigError(problem)
+    assert isinstance(name, str)
     if clean_text(name, "seat name", MAX_NAME) != name:
         raise ConfigError(f"seat name {_shown(name)} is not in its normal form (NFC) or has "
                           f"stray spaces; type it again")
@@ -387,12 +365,11 @@ def parse_seats(text: str) -> list[str]:
         raise ConfigError("--seats is empty; list the seats in order, e.g. --seats Blue,Red,Green")
     if not all(names):
         raise ConfigError(f"--seats {text!r} has an empty name; separate names with single commas")
-    seen: set[str] = set()
     for name in names:
-        if name.casefold() in seen:
-            raise ConfigError(f"seat {name!r} appears twice in --seats; give each seat its own name")
-        seen.add(name.casefold())
         _check_name(name)
+    twice = seats_problem(names)
+    if twice:
+        raise ConfigError(f"--seats: {twice}")
     return names
 
 

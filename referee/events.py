@@ -30,6 +30,7 @@ class GameStart(Struct, frozen=True, tag="game", tag_field="type"):
     game: SeatName
     seats: tuple[SeatName, ...]
     options: dict[str, Any] = {}
+    practice: bool = False  # a practice game: no sudden death, no champion (written only if true)
 
 
 class Cue(Struct, frozen=True, tag="cue", tag_field="type", omit_defaults=True):
@@ -70,6 +71,14 @@ class Penalty(Struct, frozen=True, tag="penalty", tag_field="type"):
 
 class Undo(Struct, frozen=True, tag="undo", tag_field="type"):
     """Reverts the latest facts or penalty line not yet undone."""
+
+
+class End(Struct, frozen=True, tag="end", tag_field="type"):
+    """The game ends at `t_us` (the judge's End, or a practice over): cues after it are ignored,
+    a race open at it closes there, and the leaders as they stand are the (co-)champions once no
+    question is open. Judge lines for rounds before it still count wherever they stand."""
+
+    t_us: Micros
 
 
 # -- signals from the button box to the engine (not log lines) ---------------------------
@@ -115,7 +124,7 @@ class ButtonReleased:
     t_us: int
 
 
-Event = GameStart | Cue | Press | Facts | Penalty | Undo
+Event = GameStart | Cue | Press | Facts | Penalty | Undo | End
 
 
 class Reason(StrEnum):

@@ -12,7 +12,7 @@ from typing import Any
 
 from referee.voice.device import SoundDeviceSink
 from tests.fakeaudio import FakePortAudio
-from tests.pinfactories import SimClock
+from tests.harness import SimClock
 
 USB = "USB Audio Device: - (hw:2,0)"
 

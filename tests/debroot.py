@@ -35,12 +35,31 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @contextlib.contextmanager
-def locked(name: str) -> Iterator[None]:
-    """Hold the cache's lock `name` (an flock shared by every run on this machine)."""
+def locked(name: str, wait: bool = True) -> Iterator[bool]:
+    """Hold the cache's lock `name` (an flock shared by every run on this machine); with `wait`
+    False, only if it is free now (the block is told whether it holds it)."""
     CACHE.mkdir(parents=True, exist_ok=True)
     with open(CACHE / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+
+
+def link_tree(src: Path, dest: Path, pattern: str) -> None:
+    """The files of `src` matching `pattern` that `dest` lacks, hard-linked there (copied where
+    the two are on different file systems)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for path in src.glob(pattern):
+        target = dest / path.name
+        if target.exists():
+            continue
+        try:
+            os.link(path, target)
+        except OSError:
+            shutil.copy2(path, target)
 
 
 def bookworm_tarball() -> Path:

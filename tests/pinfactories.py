@@ -26,7 +26,7 @@ following the factories' source:
 The doubles are named like the real classes because the referee (and ``referee doctor``) tells
 factories apart by class name, as a user sees it. Time only moves when a test says so::
 
-    clock = SimClock()
+    clock = pi_clock()
     factory = LGPIOFactory(clock)
     box = ButtonBox(config, events.append, factory=factory, clock=clock.now)
     factory.pulse(4, at_us=clock.now() + 1000, width_us=200)   # a 200 µs spike on BCM 4
@@ -45,6 +45,8 @@ from typing import Any
 from gpiozero.pins.mock import MockFactory, MockPin
 from gpiozero.pins.pi import PiPin
 
+from tests.harness import SimClock
+
 LG_POLL_US = 500  # lg's alert thread wakes every 0.5 ms ...
 LG_MIN_AGE_US = 500  # ... and delivers only events at least this old
 RPIGPIO_LATENCY_US = 120  # RPi.GPIO's event thread → Python callback, on an idle Pi
@@ -52,17 +54,12 @@ PIGPIO_REPORT_US = 1000  # pigpio's notification reports, about one per millisec
 WRAP = 1 << 32
 
 
-class SimClock:
-    """Integer microseconds that only move when told to (the engine clock of a test)."""
+PI_EPOCH_US = 1_000_000_000  # the engine clock when a pin double's simulation starts
 
-    def __init__(self, start_us: int = 1_000_000_000) -> None:
-        self.t = start_us
 
-    def now(self) -> int:
-        return self.t
-
-    def advance_to(self, t_us: int) -> None:
-        self.t = max(self.t, t_us)
+def pi_clock() -> SimClock:
+    """The suite's simulated clock (tests/harness.py) at the pin doubles' start."""
+    return SimClock(PI_EPOCH_US)
 
 
 class SimPin(MockPin):
@@ -95,7 +92,7 @@ class _SimFactory(MockFactory):
 
     def __init__(self, clock: SimClock | None = None) -> None:
         super().__init__(pin_class=SimPin)
-        self.clock = clock or SimClock()
+        self.clock = clock or pi_clock()
         self._timeline: list[tuple[int, int, int, bool]] = []  # (t_us, seq, bcm, high)
         self._seq = 0
         self.delivered: list[tuple[int, int, int, bool]] = []  # (delivered at, edge t, bcm, high)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from referee.cli.table import Table
-from referee.engine.loop import Engine
 from referee.store.database import connect, export_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,51 +54,26 @@ def export(db: Path) -> list[str]:
         conn.close()
 
 
-def end_window(engine: Engine, window_ms: int) -> None:
-    """Move a live engine's clock past a race window, so a split round is decided now instead of
-    racing the wall clock (tests give races long windows, so a loaded machine cannot close one
-    before the test's presses land).
+def bench_smoke(keys: list[str], tmp_path: Path) -> tuple[dict[str, Any], str]:
+    """`benchmarks/run_all.py --smoke --only KEYS`: each benchmark at its tiny size, checked as
+    `make bench` would take it (it ran, printed its RESULT line, its document section renders);
+    the runs by key and the document written."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import run_all  # benchmarks/run_all.py
 
-    The engine's time is the wall clock plus `offset_us` (what keeps a resumed game after its
-    logged times); presses keep their edge times on it. The offset changes only between two
-    commands, while the engine thread waits for the next item; the second command wakes it to
-    find the window over."""
-    engine.command("snapshot")  # every press sent so far is handled
-    engine.offset_us += window_ms * 1000
-    engine.command("snapshot")
-
-
-def close_table(table: Table, window_ms: int) -> None:
-    """Close a test's table without waiting out a long race window: `Table.close` gives an open
-    race up to 5 s to be ruled (a clean stop), so a race the test left open is ended first."""
-    engine = table.engine
-    if engine is not None:
-        engine.auto = False  # no new round from now on (as Table.close does first)
-        # (the engine thread answers in order: a round it started before this is in the answer)
-        if engine.command("snapshot")["phase"] in ("cadence", "race"):
-            end_window(engine, window_ms)
-    table.close()
-
-
-def typed(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    """Options written as `--option key=value` text ("72"), as the command line converts them:
-    the harness's tables are set up in text; a log, the API and the rules take typed values
-    (PRODUCT.md, "Table log")."""
-    from referee.rules.declare import options_from_text
-    from referee.rules.registry import rules_for
-
-    return options_from_text(rules_for(game).known_options(), options, game)
-
-
-def register_game(monkeypatch: Any, cls: type,
-                  phrases: Mapping[str, list[str]] | None = None) -> None:
-    """Register a game defined in the tests for this test only (as a package's entry point
-    would for good), with its `phrases` added to the phrase table: the registry's direct
-    registrations and the phrase table are restored afterwards."""
-    from referee.rules import registry
-    from referee.voice.phrases import ENGLISH
-
-    monkeypatch.setattr(registry, "_direct", dict(registry._direct))
-    registry.register(cls)
-    for key, beats in (phrases or {}).items():
-        monkeypatch.setitem(ENGLISH, key, beats)
+    doc, out = tmp_path / "bench.md", tmp_path / "bench.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_all.py"), "--smoke",
+                           "--only", ",".join(keys), "--doc", str(doc), "--json", str(out)],
+                          cwd=ROOT, text=True, capture_output=True, timeout=240)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    runs: dict[str, Any] = json.loads(out.read_text())
+    assert set(runs) == set(keys)
+    text = doc.read_text()
+    for key, r in runs.items():
+        assert r["status"] == "ok", (key, r)
+        bench = next(b for b in run_all.BENCHES if b.key == key)
+        if '"RESULT ' in (ROOT / "benchmarks" / bench.script).read_text():
+            assert r["result"] is not None, f"{key}: no RESULT line"
+        assert f"## {bench.title}" in text
+    assert "failed (exit" not in text and "timed out" not in text
+    return runs, text

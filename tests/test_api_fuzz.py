@@ -35,7 +35,6 @@ from urllib.parse import quote, urlencode, urlsplit
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -48,6 +47,7 @@ from referee.scoreboard.app import create_app, serve_in_thread, web_dir
 from referee.scoreboard.openapi import openapi_document
 from referee.scoreboard.pin import LOCK_S, MAX_TRIES, PinGuard
 from referee.store.database import connect, export_lines
+from tests.harness import SimClock, mocked_pins
 
 ROOT = Path(__file__).resolve().parent.parent
 PIN = "2468"
@@ -59,14 +59,6 @@ FAST = {"tempo_ms": 100, "window_ms": 300, "pause_ms": 100}
 def figure(name: str, value: str) -> None:
     sys.__stdout__.write(f"\nFIGURE {name}: {value}\n")
     sys.__stdout__.flush()
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 # -- files opened while a request is served ------------------------------------------------------
@@ -108,22 +100,19 @@ def allowed_file(path: str, db: Path) -> bool:
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    previous = Device.pin_factory
-    factory = MockFactory()
-    Device.pin_factory = factory
+    pins = mocked_pins()  # the suite's MockFactory, for the whole module
+    pins.__enter__()
     db = tmp_path_factory.mktemp("fuzz") / "referee.db"
     table = Table(default_config(SEATS), db=db, mock=True, no_speech=True, pin=PIN,
                   out=io.StringIO(), auto=False)
     table.start("spank-the-pig", FAST, resume=False)
-    clock = Clock()
+    clock = SimClock.in_seconds()
     app = create_app(table, clock=clock)
     try:
         yield {"table": table, "app": app, "client": app.test_client(), "clock": clock, "db": db}
     finally:
         table.close()
-        factory.close()
-        factory.reset()
-        Device.pin_factory = previous
+        pins.__exit__(None, None, None)
 
 
 def fingerprint(table: Table) -> tuple[Any, ...]:
@@ -439,7 +428,7 @@ def test_every_operation_is_accepted_as_the_document_says(mock_factory: MockFact
                   pin=PIN, out=io.StringIO(), auto=False)
     try:
         table.start("spank-the-pig", FAST, resume=False)
-        client = create_app(table, clock=Clock()).test_client()
+        client = create_app(table, clock=SimClock.in_seconds()).test_client()
         asked = ""
         for method, path, body in ACCEPTED_WALK:
             req: dict[str, Any] = {"method": method, "path": path.replace("{game_id}", "1"),
@@ -526,7 +515,7 @@ def fresh(tmp_path: Path, mock_factory: MockFactory) -> Iterator[dict[str, Any]]
                   pin=PIN, out=io.StringIO(), auto=False)
     table.start("spank-the-pig", FAST, resume=False)
     table.engine.command("next_round")  # type: ignore[union-attr]
-    clock = Clock()
+    clock = SimClock.in_seconds()
     app = create_app(table, clock=clock)
     yield {"table": table, "app": app, "client": app.test_client(), "clock": clock,
            "db": tmp_path / "referee.db"}
@@ -582,7 +571,7 @@ def test_wrong_pins_are_limited_per_address(fresh: dict[str, Any]) -> None:
     assert locked.status_code == 429 and int(locked.headers["Retry-After"]) > 0
     assert post(client, "/api/pin", addr="10.2.0.8").status_code == 204  # others are not locked
     assert fingerprint(table) == before
-    clock.now += LOCK_S + 1
+    clock.advance(s=LOCK_S + 1)
     assert post(client, "/api/pin", addr="10.2.0.7").status_code == 204
     # 10 000 guesses from one address take 2000 lock periods: over 33 hours at 60 s each
     guard = PinGuard(lambda: PIN, clock=clock)

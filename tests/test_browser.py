@@ -20,7 +20,7 @@ import pytest
 from referee.cli.table import Table
 from referee.config import default_config
 from referee.scoreboard.app import WebServer, serve_in_thread
-from tests.support import close_table, end_window
+from tests.harness import close_table, end_window
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
@@ -76,7 +76,7 @@ class Live:
         pin.drive(True, ticks + 0.05)
 
     def end_window(self, window_ms: int = WINDOW_MS) -> None:
-        """Decide a split round now (tests/support.py)."""
+        """Decide a split round now (tests/harness.py)."""
         assert self.table.engine is not None
         end_window(self.table.engine, window_ms)
 
@@ -247,6 +247,21 @@ def test_the_setup_page_starts_a_game_with_chosen_seats(browser: Any, live: Live
     assert engine is not None and engine.rules.seats == ("Ann", "Bob", "Cy")
     assert engine.rules.options["pause_ms"] == 300
     assert live.table.config.seats[0].colour == "#ff8800"
+
+
+def test_the_setup_page_shows_each_options_declared_range(browser: Any, live: Live) -> None:
+    """Each number option's range, as its game declares it (and every way it arrives enforces
+    it: tests/test_input_limits.py), is on the setup page beside the option."""
+    from referee.rules.registry import games
+
+    setup = page(browser, live.url + "setup")
+    for name, cls in games().items():
+        setup.select_option("#game", name)
+        for opt in cls.known_options().values():
+            if opt.kind != "number":
+                continue
+            hint = setup.locator(f"label[for=opt-{opt.name}] .hint").inner_text()
+            assert f"{opt.lo} to {opt.hi}" in hint, (name, opt.name, hint)
 
 
 def test_screenshots(browser: Any, mock_factory: Any, tmp_path: Path) -> None:

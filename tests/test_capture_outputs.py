@@ -22,8 +22,9 @@ import referee.capture.gpio as gpio
 from referee.capture.gpio import ButtonBox, CaptureError
 from referee.config import SeatConfig, TableConfig, default_config
 from referee.events import ButtonHeld, Press
-from tests.pinfactories import LGPIOFactory, RPiGPIOFactory, SimClock
-from tests.test_gpio import BLUE, CLOCK, DATA, LATCH, RED, latched_bytes, wait_for
+from tests.harness import SimClock
+from tests.pinfactories import LGPIOFactory, RPiGPIOFactory, pi_clock
+from tests.test_capture_gpio import BLUE, CLOCK, DATA, LATCH, RED, latched_bytes, wait_for
 
 
 @pytest.fixture
@@ -84,7 +85,7 @@ class FakeWake:
 
 def confirming(mock_factory: MockFactory, confirm_us: int, monkeypatch: pytest.MonkeyPatch
                ) -> tuple[ButtonBox, SimClock, FakeTime, list[object]]:
-    clock = SimClock()
+    clock = pi_clock()
     got: list[object] = []
     box = ButtonBox(default_config(["Blue", "Red"]), got.append, factory=mock_factory,
                     clock=clock.now, confirm_us=confirm_us, confirmer=False)
@@ -149,7 +150,7 @@ def test_a_closed_box_stops_its_confirmer(mock_factory: MockFactory) -> None:
 
 
 def test_deadlines_include_the_pin_librarys_delivery_delay() -> None:
-    clock = SimClock()
+    clock = pi_clock()
     factory = LGPIOFactory(clock)
     box = ButtonBox(default_config(["Blue", "Red"]), lambda e: None, factory=factory,
                     clock=clock.now, confirm_us=1000, confirmer=False)
@@ -169,7 +170,7 @@ def test_deadlines_include_the_pin_librarys_delivery_delay() -> None:
 
 def test_the_deadline_of_a_press_low_again_after_its_confirm_time_is_that_edge(
         boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
-    clock = SimClock()
+    clock = pi_clock()
     box = boxes(clock=clock.now, confirm_us=1000, confirmer=False)
     pin = mock_factory.pin(BLUE)
     pin.drive(False, box.ref_ticks)
@@ -180,7 +181,7 @@ def test_the_deadline_of_a_press_low_again_after_its_confirm_time_is_that_edge(
 
 def test_the_next_deadline_is_the_earliest_of_every_pending_button(
         boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
-    clock = SimClock()
+    clock = pi_clock()
     got: list[object] = []
     box = boxes(sink=got.append, clock=clock.now, confirm_us=1000, confirmer=False)
     assert box.next_deadline() is None
@@ -196,7 +197,7 @@ def test_the_next_deadline_is_the_earliest_of_every_pending_button(
 
 def test_poll_without_a_time_reads_the_boxs_clock(
         boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
-    clock = SimClock()
+    clock = pi_clock()
     got: list[object] = []
     box = boxes(sink=got.append, clock=clock.now, confirm_us=1000, confirmer=False)
     mock_factory.pin(BLUE).drive(False, box.ref_ticks)
@@ -211,7 +212,7 @@ def test_poll_without_a_time_reads_the_boxs_clock(
 
 def test_a_glitch_leaves_no_trace_on_the_next_press_and_its_hold(
         boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
-    clock = SimClock()
+    clock = pi_clock()
     got: list[object] = []
     box = boxes(sink=got.append, clock=clock.now, confirm_us=1000, confirmer=False)
     pin = mock_factory.pin(BLUE)
@@ -411,6 +412,32 @@ def test_virtual_presses_on_real_pins_say_how_to_get_mock_pins() -> None:
         box.close()
 
 
+def test_the_virtual_box_is_for_software_pins_whatever_class_models_the_hardware() -> None:
+    """Whether software may press the buttons is the factory's declared timing (`software`), never
+    a check for gpiozero's MockFactory: the lgpio double (a MockFactory underneath, as every pin
+    double here) stands for real wired buttons, which no page may press (before: allowed, since
+    it is a MockFactory); and its presses still go through the glitch filter a wire needs."""
+    box = ButtonBox(default_config(["Blue", "Red"]), lambda e: None, factory=LGPIOFactory(),
+                    confirmer=False)
+    try:
+        with pytest.raises(RuntimeError, match="simulated presses need mock pins"):
+            box.press("Blue")
+        assert box.confirm_us > 0 and not gpio.edge_timing(box.factory).software
+    finally:
+        box.close()
+
+
+def test_no_production_code_asks_whether_the_factory_is_a_mockfactory() -> None:
+    import re
+    from pathlib import Path
+
+    package = Path(gpio.__file__).resolve().parent.parent
+    check = re.compile(r"isinstance\([^)]*MockFactory|==\s*[\"']MockFactory|MockFactory[\"']\s*==")
+    hits = [f"{path}:{n}" for path in package.rglob("*.py")
+            for n, line in enumerate(path.read_text().splitlines(), 1) if check.search(line)]
+    assert not hits, hits
+
+
 def test_a_factory_without_edge_times_is_refused_with_the_fix() -> None:
     with pytest.raises(CaptureError) as caught:
         ButtonBox(default_config(["Blue", "Red"]), lambda e: None, factory=RPiGPIOFactory(),
@@ -476,7 +503,7 @@ def test_a_pending_press_wakes_the_confirmer(
 
 def test_with_a_one_microsecond_confirm_time_a_zero_width_pulse_is_a_glitch(
         boxes: Callable[..., ButtonBox], mock_factory: MockFactory) -> None:
-    clock = SimClock()
+    clock = pi_clock()
     got: list[object] = []
     box = boxes(sink=got.append, clock=clock.now, confirm_us=1, confirmer=False)
     pin = mock_factory.pin(BLUE)
@@ -519,7 +546,7 @@ def test_every_dropped_event_is_counted(mock_factory: MockFactory) -> None:
 def pigpio_box(tick_offset: int) -> tuple[ButtonBox, Any, SimClock, list[object]]:
     from tests.pinfactories import PiGPIOFactory
 
-    clock = SimClock()
+    clock = pi_clock()
     factory = PiGPIOFactory(clock, tick_offset=tick_offset)
     got: list[object] = []
     box = ButtonBox(default_config(["Blue", "Red"]), got.append, factory=factory,
@@ -598,7 +625,7 @@ def test_an_unknown_pin_factory_counts_as_untimed() -> None:
 
 def test_leds_are_opened_on_the_boxs_own_factory() -> None:
     """Not on gpiozero's default factory: a box given its pins drives its LEDs there too."""
-    from tests.conftest import TickPin
+    from tests.harness import TickPin
 
     own = MockFactory(pin_class=TickPin)
     try:

@@ -15,8 +15,9 @@ import pytest
 from referee.capture.gpio import ButtonBox
 from referee.config import default_config
 from referee.events import Press
+from tests.harness import SimClock
 from tests.pinfactories import LGPIOFactory as SimLGPIOFactory
-from tests.pinfactories import SimClock
+from tests.pinfactories import pi_clock
 
 BLUE = 4  # Blue's slap (BCM) in the default wiring
 
@@ -40,7 +41,7 @@ class LGPIOFactory(SimLGPIOFactory):  # (the box knows a factory by its class na
 @pytest.mark.parametrize("preempted", [0, 1, 3])
 def test_a_press_is_stamped_at_its_edge_even_when_the_box_was_preempted_at_start(
         preempted: int) -> None:
-    clock = SimClock()
+    clock = pi_clock()
     factory = LGPIOFactory(clock, preempted=preempted, lost_us=5_000)
     got: list[object] = []
     box = ButtonBox(default_config(["Blue", "Red"]), got.append, factory=factory,

@@ -98,7 +98,7 @@ def test_parse_seats_trims_and_refuses_empty_or_repeated_names():
     assert parse_seats(" Blue, Red ,Green") == ["Blue", "Red", "Green"]
     assert "empty name" in error(lambda: parse_seats("Blue,,Red"))
     assert error(lambda: parse_seats("Blue,Red,blue")) == (
-        "seat 'blue' appears twice in --seats; give each seat its own name"
+        "--seats: seats 'Blue' and 'blue' are the same name; give each seat its own name"
     )
     assert "--seats is empty" in error(lambda: parse_seats(" "))
 

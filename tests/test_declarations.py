@@ -325,7 +325,8 @@ class Warming(PrintAnnouncer):
         super().__init__(io.StringIO(), quiet=True)
         self.warmed: list[tuple[str, dict[str, Any]]] = []
 
-    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = ()) -> None:
+    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = (),
+                   first: Any = ()) -> None:
         self.warmed = list(said)
         self.reasons = list(reasons)
 

@@ -25,9 +25,8 @@ from referee.events import Facts, GameStart, Penalty, Press
 from referee.rules.replay import ReplayError
 from referee.store.database import StorageFull, Store, events, marks
 from referee.voice.announce import PrintAnnouncer
-from tests.sim import Sim
-from tests.support import register_game, typed
-from tests.test_keypad_decisions import key, play_round, said  # the keypad tests' own steps
+from tests.harness import Sim, SimClock, register_game, typed
+from tests.test_engine_keypad import key, play_round, said  # the keypad tests' own steps
 
 SEATS = ["Blue", "Red", "Green"]
 OPTIONS = {"deck": "72", "tempo_ms": "100", "window_ms": "1000", "doubles": "off",
@@ -42,14 +41,6 @@ def scores(engine: Engine) -> dict[str, int]:
 # -- an engine at its Ready step (the Sim starts from the first round) ------------------------
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1_000_000
-
-    def __call__(self) -> int:
-        return self.t
-
-
 def ask(engine: Engine, name: str, **args: Any) -> Any:
     """A command as the panel sends it, answered on this (the engine's) thread."""
     reply: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -62,7 +53,7 @@ def ask(engine: Engine, name: str, **args: Any) -> Any:
 
 @pytest.fixture
 def ready_table(tmp_path: Path) -> Any:
-    clock = Clock()
+    clock = SimClock(1_000_000)
     store = Store(tmp_path / "ready.db")
     voice = PrintAnnouncer(io.StringIO(), lead_ms=10, clock=clock, quiet=True)
     start = GameStart("spank-the-pig", tuple(SEATS), typed("spank-the-pig", OPTIONS))
@@ -407,6 +398,35 @@ def test_a_full_disk_is_said_once_pauses_and_refuses_until_resumed_with_room(
     assert marks(s.store.conn, engine.game_id, "resumed") == [True]
 
 
+def test_a_race_that_closes_while_the_disk_is_full_says_and_logs_the_full_disk_once(
+        sim: Callable[..., Sim], caplog: pytest.LogCaptureFixture) -> None:
+    """The disk fills during a race (a press cannot be logged); time passes, the race closes,
+    and its "ruled" mark finds the disk full too: "storage full" is still said and logged once."""
+    s = sim(SEATS, OPTIONS)
+    engine = s.engine
+    assert engine is not None
+    cue = s.start_round()
+    s.run_to(cue + 50, step_ms=10)
+    fill(s)
+    caplog.set_level(logging.ERROR, logger="referee.engine.loop")
+    for i in range(200):  # fill the last page
+        engine.run_items(Press(s.us(cue + 60 + i / 10), SEATS[i % 2], "slap"))
+        if engine.storage_full:
+            break
+    assert engine.storage_full and said(s).count("storage_full") == 1
+    with pytest.raises(StorageFull):  # the last bytes taken: the race's mark cannot be written
+        for _ in range(1000):
+            s.store.mark(engine.game_id, "filler", 0)
+    number = engine.rules.round_count()
+    while number not in engine.announced:  # (the engine logs the line: not with `s.run_until`)
+        assert s.t_ms < cue + 3000, "the race never closed"
+        s.t_ms += 10
+        engine.run_items(None)
+    full_lines = [r.getMessage() for r in caplog.records if "storage is full" in r.getMessage()]
+    assert full_lines == [engine.storage_full]
+    assert said(s).count("storage_full") == 1
+
+
 def test_after_a_full_disk_the_keypad_yes_starts_play_again_once_there_is_room(
         sim: Callable[..., Sim]) -> None:
     s = sim(SEATS, OPTIONS, auto=True)
@@ -676,4 +696,4 @@ def test_commands_are_typed_and_a_name_with_a_field_it_does_not_take_is_refused(
         s.command("pause", seat="Blue")
     assert sorted(COMMANDS) == ["end", "feed", "next_game", "next_round", "pause", "press_note",
                                 "resume", "snapshot", "standings", "start", "step", "stop",
-                                "wake"]
+                                "undo", "wake"]

@@ -1,6 +1,6 @@
 """Pig and Pig's Tail played whole through the engine on mocked pins, then replayed from export.
 
-The engine runs on a simulated clock (tests/sim.py): presses land at the milliseconds the test
+The engine runs on a simulated clock (tests/harness.py): presses land at the milliseconds the test
 picks, so every outcome is exact and a 52-flip game takes a fraction of a second.
 """
 
@@ -13,7 +13,7 @@ import pytest
 
 from referee.events import Facts
 from referee.voice.phrases import words
-from tests.sim import Sim
+from tests.harness import Sim
 
 
 def rulings(s: Sim, number: int) -> list[dict[str, Any]]:

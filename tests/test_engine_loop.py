@@ -32,23 +32,14 @@ from referee.events import ButtonReleased, ButtonStuck, Cue, GameStart, Penalty,
 from referee.store.database import StorageFull, Store, events
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import text
-from tests.sim import Sim
-from tests.support import register_game, typed
-from tests.test_engine_boundaries import TURN_MS, turning
+from tests.harness import Sim, SimClock, register_game, typed
 from tests.test_engine_commands import ask, fill, racing
-from tests.test_keypad_decisions import key, play_round, said
+from tests.test_engine_keypad import key, play_round, said
+from tests.test_engine_timing import TURN_MS, turning
 
 SEATS = ["Blue", "Red", "Green"]
 OPTIONS = {"deck": "72", "tempo_ms": "100", "window_ms": "1000", "doubles": "off",
            "pause_ms": "100"}
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1_000_000
-
-    def __call__(self) -> int:
-        return self.t
 
 
 def said_text(voice: PrintAnnouncer) -> list[str]:
@@ -68,7 +59,7 @@ class TimedQueue:
     """The engine's queue where a wait moves the simulated clock on by the time waited (or to
     the instant a scripted item arrives, if that comes first), as the real thread's wait would."""
 
-    def __init__(self, clock: Clock, script: list[tuple[int, Callable[[], None]]]) -> None:
+    def __init__(self, clock: SimClock, script: list[tuple[int, Callable[[], None]]]) -> None:
         self.clock = clock
         self.items: deque[Any] = deque()
         self.script = sorted(script, key=lambda s: s[0])
@@ -113,7 +104,7 @@ class TimedQueue:
 class Table:
     engine: Engine
     voice: PrintAnnouncer
-    clock: Clock
+    clock: SimClock
     store: Store
     lights: Lights | None
     shown: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -162,7 +153,7 @@ def table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
     def make(game: str = "spank-the-pig", options: dict[str, str] | None = None, *,
              ready: bool = True, leds: bool = True, practice: bool = False,
              announcer: PrintAnnouncer | None = None) -> Table:
-        clock = Clock()
+        clock = SimClock(1_000_000)
         store = Store(tmp_path / f"t{len(stores)}.db")
         stores.append(store)
         voice = announcer or PrintAnnouncer(io.StringIO(), lead_ms=10, clock=clock, quiet=True)
@@ -209,12 +200,15 @@ def test_the_loop_sleeps_until_each_cue_and_shows_it_at_its_instant(
 
 
 class Warming(PrintAnnouncer):
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: SimClock) -> None:
         super().__init__(io.StringIO(), lead_ms=10, clock=clock, quiet=True)
         self.warmed: list[tuple[list[str], list[tuple[str, dict[str, Any]]], list[str]]] = []
+        self.first: list[tuple[str, dict[str, Any]]] = []
 
-    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = ()) -> None:
+    def warm_table(self, seats: Any, said: Any = (), *, reasons: Any = (),
+                   first: Any = ()) -> None:
         self.warmed.append((list(seats), list(said), list(reasons)))
+        self.first = list(first)
 
 
 def test_start_warms_every_phrase_the_game_will_say_first_and_each_question_it_can_ask(
@@ -222,7 +216,7 @@ def test_start_warms_every_phrase_the_game_will_say_first_and_each_question_it_c
     """A Spank table says its deal before round 1 and asks the judge about pigs and doubles in
     its own words: all of it is ready before the first is needed (a phrase not warmed is
     rendered while the table waits)."""
-    clock = Clock()
+    clock = SimClock(1_000_000)
     voice = Warming(clock)
     t = table(announcer=voice)
     before = sys.getswitchinterval()
@@ -239,6 +233,7 @@ def test_start_warms_every_phrase_the_game_will_say_first_and_each_question_it_c
     assert seats == SEATS
     first = t.engine.rules.announcements(1)
     assert first and all(p in phrases for p in first)
+    assert voice.first == first  # the deal: ready before the first call, with the calls' words
     asks = [(k, p) for k, p in phrases if k == "awaiting"]
     assert asks and [p["need"] for _, p in asks] == [
         [f.name for f in combo] for combo in t.engine.rules.questions()]
@@ -652,7 +647,7 @@ def test_a_table_opened_without_saying_otherwise_starts_at_its_ready_step(
         tmp_path: Path) -> None:
     """As the table opens a new game (`Table.start` gives no `ready`): every seat first presses
     ready. Nothing is called and no go-word or call is shown before that."""
-    clock = Clock()
+    clock = SimClock(1_000_000)
     store = Store(tmp_path / "t.db")
     try:
         voice = PrintAnnouncer(io.StringIO(), lead_ms=10, clock=clock, quiet=True)

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from gpiozero.pins.mock import MockFactory
 
 from referee.store.tablelog import replay
-from tests.simtable import SimTable
+from tests.harness import SimTable
 
 SEATS = ["Blue", "Red", "Green"]
 DEAL = ("Use the aces, twos and threes: one set of four per player. Deal four cards to each "
@@ -50,54 +51,48 @@ def lines(sim: SimTable, game_id: int | None = None) -> list[dict[str, object]]:
 
 
 def test_the_losers_late_press_is_the_races_and_the_next_game_has_one_ready_step(
-        tmp_path: Path, mock_factory: MockFactory, speech_cache: Path) -> None:
-    sim = SimTable(tmp_path / "pig.db", mock_factory, SEATS, speech_cache)
-    try:
-        sim.start("pig", {"lives": "1", "window_ms": "15000", "pause_ms": "300"})
-        ready_all(sim)
-        sim.wait(5000)
-        claim = sim.clock.t
-        sim.press("Blue", claim)
-        sim.press("Red", claim + 300_000)  # the deciding press: Green is the loser
-        sim.press("Green", claim + 320_000)  # the loser's own press, 20 ms later
-        sim.until(lambda s: s["phase"] == "over")
-        snap = sim.engine.command("snapshot")
-        assert snap["ready"] == [] and snap["winners"] == ["Blue", "Red"]  # no "ready ✓"
-        # the late press is the race's: in the log, changing nothing
-        assert [(e["seat"], e["t_us"]) for e in lines(sim, 1) if e["type"] == "press"] == [
-            ("Blue", claim), ("Red", claim + 300_000), ("Green", claim + 320_000)]
-        sim.wait(20_000)  # the end is said, the claim's window closes: the next game's deal
-        for seat in SEATS:  # each seat presses ready once
-            sim.press(seat)
-        sim.until(lambda s: s["game_id"] == 2 and sim.said().count("Pass!") == 2)
-        sim.wait(3000)
-        assert sim.said() == [
-            DEAL, RULE, READY, "Here we go.", "Pass!",
-            "Green: last to touch the nose. One life lost.",
-            "Game over. Blue, zero lives lost. Red, zero lives lost. Green, one life lost.",
-            "Blue and Red are co-champions!",
-            DEAL, RULE, READY,  # once, after the end was said
-            "Here we go.", "Pass!"]  # nothing but the count-in after the last ready press
-        assert not [e for e in lines(sim, 2) if e["type"] == "press"]  # ready presses: no claims
-    finally:
-        sim.close()
+        tmp_path: Path, sim_table: Callable[..., SimTable], speech_cache: Path) -> None:
+    sim = sim_table(SEATS, speech_cache)
+    sim.start("pig", {"lives": "1", "window_ms": "15000", "pause_ms": "300"})
+    ready_all(sim)
+    sim.wait(5000)
+    claim = sim.clock.t
+    sim.press("Blue", claim)
+    sim.press("Red", claim + 300_000)  # the deciding press: Green is the loser
+    sim.press("Green", claim + 320_000)  # the loser's own press, 20 ms later
+    sim.until(lambda s: s["phase"] == "over")
+    snap = sim.engine.command("snapshot")
+    assert snap["ready"] == [] and snap["winners"] == ["Blue", "Red"]  # no "ready ✓"
+    # the late press is the race's: in the log, changing nothing
+    assert [(e["seat"], e["t_us"]) for e in lines(sim, 1) if e["type"] == "press"] == [
+        ("Blue", claim), ("Red", claim + 300_000), ("Green", claim + 320_000)]
+    sim.wait(20_000)  # the end is said, the claim's window closes: the next game's deal
+    for seat in SEATS:  # each seat presses ready once
+        sim.press(seat)
+    sim.until(lambda s: s["game_id"] == 2 and sim.said().count("Pass!") == 2)
+    sim.wait(3000)
+    assert sim.said() == [
+        DEAL, RULE, READY, "Here we go.", "Pass!",
+        "Green: last to touch the nose. One life lost.",
+        "Game over. Blue, zero lives lost. Red, zero lives lost. Green, one life lost.",
+        "Blue and Red are co-champions!",
+        DEAL, RULE, READY,  # once, after the end was said
+        "Here we go.", "Pass!"]  # nothing but the count-in after the last ready press
+    assert not [e for e in lines(sim, 2) if e["type"] == "press"]  # ready presses: no claims
 
 
 def test_quitting_right_after_the_end_keeps_the_game_finished(
-        tmp_path: Path, mock_factory: MockFactory, speech_cache: Path) -> None:
+        tmp_path: Path, sim_table: Callable[..., SimTable], speech_cache: Path) -> None:
     """Quit 5 s after the end, inside the claim's 15 s window: no void nobody entered, and the
     exported log replays to the champions the table announced."""
-    sim = SimTable(tmp_path / "pig.db", mock_factory, SEATS, speech_cache)
-    try:
-        sim.start("pig", {"lives": "1", "window_ms": "15000", "pause_ms": "300"})
-        ready_all(sim)
-        claim = sim.clock.t + 1_000_000
-        sim.press("Blue", claim)
-        sim.press("Red", claim + 300_000)
-        sim.until(lambda s: s["phase"] == "over")
-        sim.wait(5000)
-    finally:
-        sim.close()
+    sim = sim_table(SEATS, speech_cache)
+    sim.start("pig", {"lives": "1", "window_ms": "15000", "pause_ms": "300"})
+    ready_all(sim)
+    claim = sim.clock.t + 1_000_000
+    sim.press("Blue", claim)
+    sim.press("Red", claim + 300_000)
+    sim.until(lambda s: s["phase"] == "over")
+    sim.wait(5000)
     logged = lines(sim)
     assert not [e for e in logged if e["type"] == "facts"]
     final = replay([json.dumps(e) for e in logged]).lines()[-1]
@@ -105,27 +100,24 @@ def test_quitting_right_after_the_end_keeps_the_game_finished(
 
 
 def test_the_keypads_no_rejects_the_open_claim_not_the_one_before(
-        tmp_path: Path, mock_factory: MockFactory, speech_cache: Path) -> None:
-    sim = SimTable(tmp_path / "pig.db", mock_factory, SEATS, speech_cache)
-    try:
-        sim.start("pig", {"lives": "3", "window_ms": "15000", "pause_ms": "300"})
-        ready_all(sim)
-        # the first claim of the game, silent and still open: NO rejects it (no pause)
-        sim.press("Blue", sim.clock.t + 1_000_000)
-        sim.key("no")
-        assert sim.engine.command("snapshot")["phase"] != "paused"
-        sim.wait(16_000)
-        # the second claim, ruled from the presses; then a third, open: NO rejects the third
-        t = sim.clock.t + 1_000_000
-        sim.press("Red", t)
-        sim.press("Blue", t + 200_000)
-        sim.press("Green", t + 400_000)
-        sim.wait(16_000)
-        sim.press("Green", sim.clock.t + 1_000_000)
-        sim.key("no")
-        sim.wait(16_000)
-    finally:
-        sim.close()
+        tmp_path: Path, sim_table: Callable[..., SimTable], speech_cache: Path) -> None:
+    sim = sim_table(SEATS, speech_cache)
+    sim.start("pig", {"lives": "3", "window_ms": "15000", "pause_ms": "300"})
+    ready_all(sim)
+    # the first claim of the game, silent and still open: NO rejects it (no pause)
+    sim.press("Blue", sim.clock.t + 1_000_000)
+    sim.key("no")
+    assert sim.engine.command("snapshot")["phase"] != "paused"
+    sim.wait(16_000)
+    # the second claim, ruled from the presses; then a third, open: NO rejects the third
+    t = sim.clock.t + 1_000_000
+    sim.press("Red", t)
+    sim.press("Blue", t + 200_000)
+    sim.press("Green", t + 400_000)
+    sim.wait(16_000)
+    sim.press("Green", sim.clock.t + 1_000_000)
+    sim.key("no")
+    sim.wait(16_000)
     judged = [(e["round"], e.get("claim")) for e in lines(sim) if e["type"] == "facts"]
     assert judged == [(1, False), (3, False)]
     rulings = replay(sim.log()).lines()

@@ -290,6 +290,38 @@ def test_a_restart_on_a_full_disk_is_one_line_and_exit_2(tmp_path: Path) -> None
     assert "storage is full" in line
 
 
+@NEEDS_UNSHARE
+@pytest.mark.parametrize(("free_kib", "opens"), [(100, False), (700, True)])
+def test_too_little_room_for_the_database_is_refused_up_front(
+        tmp_path: Path, free_kib: int, opens: bool) -> None:
+    """With 100 KiB free the referee refuses at the start (say so now, not mid-round) and writes
+    nothing; with 700 KiB it opens."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import sys\n"
+        "from referee.store.database import StorageFull, Store\n"
+        "import os\n"
+        "try:\n"
+        "    Store(sys.argv[1]).close()\n"
+        "    print('opened')\n"
+        "except StorageFull as exc:\n"
+        "    print('refused:', exc)\n"
+        "print(sorted(os.listdir(os.path.dirname(sys.argv[1]))))\n")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    proc = in_namespace(
+        f"mount -t tmpfs -o size=2m tmpfs {disk} && "
+        f"dd if=/dev/zero of={disk}/filler bs=4k count={(2048 - free_kib) // 4} 2>/dev/null && "
+        f"exec {sys.executable} {probe} {disk}/referee.db")
+    assert proc.returncode == 0, proc.stderr
+    said, files = proc.stdout.strip().splitlines()
+    if opens:
+        assert said == "opened", said
+    else:
+        assert said.startswith("refused:") and "storage is full" in said, said
+        assert files == "['filler']"  # nothing written: no database, no lock file
+
+
 # -- Medium 12: SIGTERM ---------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from referee.cli.table import Table
 from referee.scoreboard import history
 from referee.scoreboard.app import WebServer
 from referee.scoreboard.pin import PinGuard
+from tests.harness import SimClock
 from tests.hostile_support import PIN, served_table, wait_for
 
 FAST = {"tempo_ms": 100, "window_ms": 300, "pause_ms": 100, "tie_us": 1}
@@ -199,23 +200,15 @@ def test_slow_connections_from_one_address_leave_the_judge_panel_usable(
 # -- High 4: the PIN, table-wide ------------------------------------------------------------------
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_wrong_pins_from_many_addresses_slow_every_guess() -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = PinGuard(lambda: PIN, clock=clock)
     assert guard.check("10.0.0.1", PIN) == (0, 0.0)  # the judge's phone, earlier
     statuses = []
     for i in range(200):  # one guess per address: the per-address lock never trips
         status, _ = guard.check(f"10.1.{i // 250}.{i % 250}", f"{i:06d}")
         statuses.append(status)
-        clock.now += 0.01
+        clock.advance(s=0.01)
     # the network's first tries, then everyone there waits their turn
     assert statuses.count(401) <= guard.fresh + guard.free_wrong + 1
     assert statuses[-1] == 429
@@ -224,7 +217,7 @@ def test_wrong_pins_from_many_addresses_slow_every_guess() -> None:
     assert guard.check("10.2.0.1", PIN) == (0, 0.0)  # a newcomer elsewhere does not (issue 24)
     assert guard.check("10.0.0.1", PIN) == (0, 0.0)  # nor does the judge who unlocked earlier
     assert guard.check("127.0.0.1", PIN) == (0, 0.0)  # nor the box's own screen
-    clock.now += guard.refill_s + 0.1
+    clock.advance(s=guard.refill_s + 0.1)
     assert guard.check("10.1.0.252", "000000")[0] == 401  # one guess per refill_s there
     assert guard.check("10.1.0.253", "000001")[0] == 429
 

@@ -28,12 +28,12 @@ from gpiozero.pins.mock import MockFactory
 from referee.cli import main as cli
 from referee.cli.table import Table
 from referee.config import default_config
-from referee.rules.declare import Option
+from referee.rules.declare import Option, RulesError
 from referee.rules.registry import games, rules_for
 from referee.scoreboard.app import create_app, serve_in_thread
 from referee.scoreboard.guard import MAX_BODY
 from referee.store.tablelog import MAX_LINE, LogError, read_lines
-from tests.support import close_table
+from tests.harness import close_table
 from tests.test_bad_logs import LOGS, log_text
 from tests.test_hostile_http import guest, request
 
@@ -173,8 +173,24 @@ def numeric_options() -> list[tuple[str, Option]]:
 
 
 def least(game: str, opt: Option, seats: int) -> int:
-    """The least value a table of `seats` seats takes (a deck needs a card per seat)."""
-    return max(opt.lo or 0, seats) if (game, opt.name) == ("spank-the-pig", "deck") else opt.lo or 0
+    """The least value a table of `seats` seats takes, as the game itself rules it: from the
+    option's `lo` up (a deck, say, may need a card per seat)."""
+    cls = rules_for(game)
+    value = opt.lo or 0
+    while value < opt.hi:
+        try:
+            cls([f"S{i}" for i in range(seats)], {opt.name: value})
+            return value
+        except RulesError:
+            value += 1
+    return value
+
+
+def game_line(game: str) -> dict[str, Any]:
+    """A log's game line for the game at its fewest seats (three where it may)."""
+    lo, hi = rules_for(game).SEATS
+    return {"type": "game", "game": game, "seats": ["Ann", "Bob", "Cy", "Dee"][:max(lo, min(3, hi))],
+            "options": {}}
 
 
 NUMERIC = numeric_options()
@@ -200,17 +216,23 @@ def test_the_setup_api_takes_each_options_least_and_greatest_value_and_refuses_b
             assert resp.status_code == 400, (value, resp.get_json())
             error = resp.get_json()["error"]
             assert opt.name in error and "\n" not in error, error
-            if (game, opt.name) != ("spank-the-pig", "deck") or value > hi:
+            if value < opt.lo or value > hi:  # (between them: the game's own refusal)
                 assert f"from {opt.lo} to {opt.hi}" in error, error
             assert table.engine is not None and table.engine.game_id == before  # nothing started
+
+
+def game_line(game: str) -> dict[str, Any]:
+    """The game line of a registered game: four seats, or as near as its range allows."""
+    lo, hi = rules_for(game).SEATS
+    return {"type": "game", "game": game, "seats": [
+        f"Seat {i + 1}" for i in range(min(max(len(SEATS), lo), hi))]}
 
 
 def replay_with(game: str, option: str, tmp_path: Path) -> tuple[int, str, str]:
     """`referee replay --option` on a log of the game's line alone (an option at an extreme of
     its range may make a whole game's events mean something else: only the range is checked)."""
     path = tmp_path / f"{game}.jsonl"
-    path.write_text(log_text(LOGS["pig" if game == "pig" else
-                                  "pigs-tail" if game == "pigs-tail" else "spank"][:1]))
+    path.write_text(log_text([game_line(game)]))
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -223,8 +245,7 @@ def replay_with(game: str, option: str, tmp_path: Path) -> tuple[int, str, str]:
 @pytest.mark.parametrize(("game", "opt"), NUMERIC, ids=IDS)
 def test_the_command_line_takes_each_options_least_and_greatest_value_and_refuses_beyond(
         tmp_path: Path, game: str, opt: Option) -> None:
-    seats = len(LOGS["pig" if game == "pig" else "pigs-tail" if game == "pigs-tail"
-                     else "spank"][0]["seats"])
+    seats = len(game_line(game)["seats"])
     lo, hi = least(game, opt, seats), opt.hi
     assert hi is not None
     for value, ok in ((lo, True), (hi, True), (lo - 1, False), (hi + 1, False)):

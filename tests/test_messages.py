@@ -59,7 +59,7 @@ from referee.store.tablelog import (
     event_to_json,
     replay,
 )
-from tests.support import close_table
+from tests.harness import close_table
 
 PIN = "2468"
 ADDR = "10.0.0.2"
@@ -533,9 +533,9 @@ def test_extra_fields_in_a_log_line_are_allowed() -> None:
      "line 3: button must be 'double' or 'slap', not 'foot'"),
     ({"type": "cue", "t_us": True}, "line 3: t_us must be a whole number ≥ 0, not True"),
     ({"type": "Press", "t_us": 5}, "line 3: unknown type 'Press'; use game, cue, press, facts, "
-                                   "penalty or undo"),
+                                   "penalty, undo or end"),
     ({"t_us": 5}, "line 3: missing field 'type': add it, one of game, cue, press, facts, "
-                  "penalty or undo"),
+                  "penalty, undo or end"),
     (["press"], "line 3: each line must be a JSON object"),
     ('{"type": "press", "t_us": 5, "seat": "Blue\\ud800"}',
      "line 3: seat holds 'Blue\\ud800', half of a character; send text"),

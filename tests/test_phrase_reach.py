@@ -113,6 +113,51 @@ def pigs_tail_evening(tmp: Path) -> Table:
     slaps(t, cue, [("Blue", 200)])
     t.at(4500)
     t.judge(Facts(5, {"match": True}))
+    cue = t.call()  # all tap, Red clearly last: Red takes the pile, ruled from the taps alone
+    slaps(t, cue, [("Blue", 200), ("Green", 300), ("Red", 600)])
+    t.at(4500)
+    t.engine._judge_key("undo")  # the keypad's UNDO voids that round: "Round 6 voided."
+    t.at(10)
+    return t
+
+
+def slapjack_evening(tmp: Path) -> Table:
+    """Cards changing hands: a take of one card, a wrong slap's card given, then Blue flips its
+    last card and Red takes the next Jack: Blue is out."""
+    t = Table(tmp, "slapjack", ("Blue", "Red"), {"window_ms": 1000})
+    cue = t.call()  # 1: Blue's card, a Jack: Red takes the one card
+    slaps(t, cue, [("Red", 100), ("Blue", 200)])
+    t.at(1500)
+    cue = t.call()  # 2: Red's card; Blue slaps alone and the judge says no jack
+    slaps(t, cue, [("Blue", 100)])
+    t.at(1500)
+    t.judge(Facts(2, {"jack": False}))  # Blue gives Red one card
+    while t.engine.rules.state.down["Blue"] > 0:
+        t.call()
+        t.at(1500)
+    cue = t.call()  # Red's card, a Jack: Red takes the pile and Blue is out
+    slaps(t, cue, [("Red", 100), ("Blue", 200)])
+    t.at(1500)
+    return t
+
+
+def halli_galli_evening(tmp: Path) -> Table:
+    """A take of the face-up cards, a wrong ring paid to each other seat, then flips until the
+    seat with the fewest cards is out."""
+    t = Table(tmp, "halli-galli", ("Blue", "Red", "Green"), {"window_ms": 1000})
+    for _ in range(2):
+        t.call()
+        t.at(1500)
+    cue = t.call()  # five: everyone rings, Red first
+    slaps(t, cue, [("Red", 100), ("Blue", 200), ("Green", 300)])
+    t.at(1500)
+    cue = t.call()  # Green rings alone; the judge: not five
+    slaps(t, cue, [("Green", 100)])
+    t.at(1500)
+    t.judge(Facts(4, {"five": False}))
+    while not t.engine.rules.state.out:
+        t.call()
+        t.at(1500)
     return t
 
 
@@ -184,7 +229,7 @@ def said_by_the_button_check() -> set[str]:
     """`referee buttons`: each press is said as its seat and button."""
     from referee.cli.buttons import ButtonCheck
     from referee.config import default_config
-    from tests.conftest import TickPin
+    from tests.harness import TickPin
 
     factory = MockFactory(pin_class=TickPin)
     voice = PrintAnnouncer(io.StringIO(), quiet=True)
@@ -207,7 +252,8 @@ def test_every_phrase_is_said_by_the_referee(tmp_path: Path) -> None:
     tables = []
     for i, play in enumerate((spank_evening, spank_stragglers_take_nothing, pig_evening,
                               pigs_tail_evening, practice,
-                              rhythm_evening, practice_to_its_end)):
+                              rhythm_evening, practice_to_its_end, slapjack_evening,
+                              halli_galli_evening)):
         (tmp_path / str(i)).mkdir()
         tables.append(play(tmp_path / str(i)))
     try:

@@ -17,7 +17,7 @@ import pytest
 from referee.config import ConfigError, default_config, load_config
 from referee.voice.device import OutputDevice, SoundDeviceSink, choose_device
 from tests.fakeaudio import FakePortAudio
-from tests.pinfactories import SimClock
+from tests.pinfactories import pi_clock
 
 # What PortAudio lists on a Pi 5 with a USB speaker: HDMI cards first, ALSA's plugins last.
 PI5 = [
@@ -76,7 +76,7 @@ def test_the_config_accepts_a_sound_device_and_a_speaker_delay(tmp_path: Path) -
 def test_dac_time_comes_from_portaudio_clock_not_from_when_python_ran() -> None:
     """PortAudio stamps currentTime when its thread wakes; the Python callback may start
     milliseconds later on a busy Zero 2 W. The frame → time map must not move with that."""
-    clock = SimClock()
+    clock = pi_clock()
     # a pointer as fine as a frame: this test is about the Python callback's delay alone
     # (tests/test_dac_clock.py: a pointer that steps)
     pa = FakePortAudio([USB], default=USB, clock=clock.now, manual=True, pa_origin_s=86_399.123,
@@ -102,7 +102,7 @@ def test_dac_time_comes_from_portaudio_clock_not_from_when_python_ran() -> None:
 
 
 def test_speaker_delay_is_added_to_every_cue() -> None:
-    clock = SimClock()
+    clock = pi_clock()
     # two sinks at once: through ALSA's default (dmix), as PortAudio's default device is
     pa = FakePortAudio([USB, "default"], default="default", clock=clock.now, manual=True)
     plain = SoundDeviceSink(None, 22050, backend=pa, clock=clock.now)

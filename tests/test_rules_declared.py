@@ -83,7 +83,7 @@ def test_spank_says_a_clean_round_once_and_how_many_cards_a_double_taker_takes()
 
 def test_spank_paces_the_table_by_its_options() -> None:
     rules = SpankThePig(FOUR, {"tempo_ms": 700, "pause_ms": 2500})
-    # the quiet threshold from the odds of four seats' cards holding no pig (tests/test_quiet_odds.py)
+    # the quiet threshold from the odds of four seats' cards holding no pig (tests/test_games_quiet_odds.py)
     assert rules.schedule() == Schedule(tempo_ms=700, pause_ms=2500, quiet_rounds=10)
 
 
@@ -205,7 +205,7 @@ def test_pig_one_life_an_elimination_says_which_set_leaves() -> None:
 
 def test_pigs_tail_paces_the_turns_and_lays_out_the_ring_first() -> None:
     rules = PigsTail(THREE, {"turn_ms": 3000, "tempo_ms": 300, "pause_ms": 1000})
-    # 21 flips without a match: under 1 honest game in 100 (tests/test_quiet_odds.py)
+    # 21 flips without a match: under 1 honest game in 100 (tests/test_games_quiet_odds.py)
     assert rules.schedule() == Schedule(tempo_ms=300, pause_ms=1000, turn_ms=3000,
                                         quiet_rounds=21)
     assert rules.announcements(1) == [("deal_ring", {})]

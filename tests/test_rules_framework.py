@@ -15,14 +15,14 @@ from referee.rules.base import Rules
 from referee.rules.declare import RulesError
 from referee.rules.registry import games
 from referee.rules.replay import drive
-from tests.made_up_game import FirstAfterTheBeep, SnapGrab
+from tests.harness import every_game
+from tests.made_up_game import SnapGrab
 
 SEATS = ("Ann", "Bob", "Cy", "Dee")
 MS = 1000
 S = 1_000_000
 
-GAMES = sorted({**games(), FirstAfterTheBeep.NAME: FirstAfterTheBeep,
-                SnapGrab.NAME: SnapGrab}.items())
+GAMES = sorted(every_game().items())
 
 
 def read_everything(rules: Rules) -> list[Any]:

@@ -1,4 +1,5 @@
-"""Properties of the rules over generated games of all three games (hypothesis).
+"""Properties of the rules over generated games of every game (hypothesis): the registered ones
+and those made up in tests/.
 
 Each game is a table log: the game line, cues and presses crowded round every threshold (tie_us,
 the early window, the window's end, photo finishes, identical instants), then judge lines. For
@@ -25,9 +26,12 @@ from hypothesis import strategies as st
 from referee.engine.commands import Feed, Request
 from referee.engine.loop import Engine, open_game
 from referee.events import Cue, GameStart
+from referee.rules.base import Rules
+from referee.rules.turns import TurnRules
 from referee.store.database import Store, connect, export_lines
 from referee.store.tablelog import LogError, event_from_json, replay
 from referee.voice.announce import PrintAnnouncer
+from tests.harness import every_game, made_up, register_game
 
 MS = 1000
 NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo"]
@@ -124,7 +128,8 @@ def pigs_tail_logs(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 @st.composite
 def judge_lines(draw: st.DrawFn, seats: list[str], rounds: int,
-                facts: dict[str, st.SearchStrategy[Any]]) -> list[dict[str, Any]]:
+                facts: dict[str, st.SearchStrategy[Any]],
+                reason: str = "slapped the hippo") -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     open_actions = 0
     for _ in range(draw(st.integers(0, 4))):
@@ -135,20 +140,71 @@ def judge_lines(draw: st.DrawFn, seats: list[str], rounds: int,
             open_actions -= 1
         elif kind == "penalty":
             out.append({"type": "penalty", "round": number, "seat": draw(st.sampled_from(seats)),
-                        "count": draw(st.integers(1, 2)), "reason": "slapped the hippo"})
+                        "count": draw(st.integers(1, 2)), "reason": reason})
             open_actions += 1
         elif kind == "void":
             out.append({"type": "facts", "round": number, "void": True})
             open_actions += 1
-        elif kind == "facts":
+        elif kind == "facts" and facts:
             key = draw(st.sampled_from(sorted(facts)))
             out.append({"type": "facts", "round": number, key: draw(facts[key])})
             open_actions += 1
     return out
 
 
+@st.composite
+def declared_logs(draw: st.DrawFn, cls: type[Rules]) -> list[dict[str, Any]]:
+    """A log of any game, built from what it declares: seats within its SEATS, each choice option
+    drawn (numbers at the game's default), cues for a game whose rounds are its cues (naming the
+    flipper in turn for a turn game) or presses alone for one whose rounds are claims, presses
+    of its buttons (and one it does not use) around each, and judge lines of its own facts."""
+    lo, hi = cls.SEATS
+    n = draw(st.integers(lo, min(hi, lo + 2)))
+    seats = NAMES[:n]
+    options = {o.name: draw(st.sampled_from(o.choices)) for o in cls.OPTIONS if o.kind == "choice"}
+    turns = issubclass(cls, TurnRules)
+    buttons = [*cls.BUTTONS, "slap", "double"]
+    lines: list[dict[str, Any]] = []
+    t = BASE_US
+    whole = draw(st.booleans())  # enough rounds for a game at its defaults to end, mostly quiet
+    rounds = 40 if whole else draw(st.integers(1, 6))
+    for k in range(rounds):
+        t += draw(st.one_of(st.sampled_from([300 * MS, 1000 * MS, 2000 * MS]),
+                            st.integers(100 * MS, 3000 * MS)))
+        if cls.ROUNDS_FROM_CUES:
+            lines.append({"type": "cue", "t_us": t, **({"seat": seats[k % n]} if turns else {})})
+        if whole and k % 6 and cls.ROUNDS_FROM_CUES:
+            continue
+        at = t + draw(st.integers(-300 * MS, 1500 * MS))
+        for seat in draw(st.lists(st.sampled_from(seats), min_size=0 if cls.ROUNDS_FROM_CUES
+                                  else 1, max_size=n + 1)):
+            at = max(at, BASE_US) + draw(GAP_US)
+            lines.append({"type": "press", "t_us": at, "seat": seat,
+                          "button": draw(st.sampled_from(buttons))})
+    facts: dict[str, st.SearchStrategy[Any]] = {}
+    for fact in cls.FACTS:
+        if fact.kind == "flag":
+            facts[fact.name] = st.booleans()
+        elif fact.kind == "count":
+            facts[fact.name] = st.integers(0, min(fact.most, 4))
+        elif fact.choices:
+            facts[fact.name] = st.lists(st.sampled_from([v for v, _ in fact.choices]), max_size=2)
+    log = [{"type": "game", "game": cls.NAME, "seats": seats, "options": options}, *lines]
+    out = replay([json.dumps(x) for x in log]).lines()
+    numbers = {x["round"] for x in out if "round" in x} or {1}  # the rounds it ruled or asks
+    if whole:  # the judge answers what the game asks, so that it can end
+        for ask in (x for x in out if x["type"] == "awaiting"):
+            log.append({"type": "facts", "round": ask["round"],
+                        **{name: draw(facts[name]) for name in ask["need"] if name in facts}})
+    return [*log, *draw(judge_lines(seats, max(numbers), facts, cls.PENALTY_REASONS[0]))]
+
+
 DBS = itertools.count()
-LOGS = {"spank-the-pig": spank_logs(), "pig": pig_logs(), "pigs-tail": pigs_tail_logs()}
+# Every game of the registry and of tests/ is here: its logs built from its declarations, or, for
+# the seed games, the crafted ones above that crowd every threshold of their rules.
+CRAFTED = {"spank-the-pig": spank_logs(), "pig": pig_logs(), "pigs-tail": pigs_tail_logs()}
+LOGS = {name: CRAFTED[name] if name in CRAFTED else declared_logs(cls)
+        for name, cls in every_game().items()}
 
 
 def run(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -173,6 +229,15 @@ def renamed(out: Any, names: dict[str, str]) -> Any:
 
 
 GAMES = list(LOGS)
+
+
+@pytest.fixture(autouse=True)
+def _registered(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A made-up game is registered for the test that plays it (the live test opens a game by
+    name, and `replay` reads its game line)."""
+    game = getattr(request.node, "callspec", None) and request.node.callspec.params.get("game")
+    if game and made_up(game):
+        register_game(monkeypatch, every_game()[game])
 
 
 @pytest.mark.parametrize("game", GAMES)

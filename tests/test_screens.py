@@ -27,8 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
 
 from referee.cli.table import Table
 from referee.config import default_config
@@ -37,7 +35,7 @@ from referee.events import Facts, GameStart, Press
 from referee.rules.registry import games, rules_for
 from referee.scoreboard.app import WebServer, serve_in_thread
 from referee.voice.announce import PrintAnnouncer
-from tests.conftest import TickPin
+from tests.harness import SimClock, mocked_pins, settle
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
@@ -61,16 +59,6 @@ SHOTS = ("awaiting", "ruled", "turn", "slowest-awaiting")
 # Checked in the page itself: what a person would see as broken.
 CHECK_JS = (Path(__file__).parent / "page_check.js").read_text(encoding="utf-8")
 SAVE_SHOTS = bool(os.environ.get("REFEREE_SCREEN_ARTIFACTS") or os.environ.get("REFEREE_SCREENSHOTS"))
-
-
-class SimClock:
-    """The engine's clock, moved by the test (µs)."""
-
-    def __init__(self) -> None:
-        self.now = 10_000_000
-
-    def __call__(self) -> int:
-        return self.now
 
 
 @dataclass
@@ -108,24 +96,16 @@ class Walk:
         return self.stage.clock
 
     def poke(self) -> dict[str, Any]:
-        """Let the engine act at the simulated time until it has nothing more to do now; its
-        state afterwards. One step makes at most one decision (a race's cue, then its close): the
-        engine thread takes the next by itself only once its queue is empty, so a command sent at
-        once could find the race still open."""
-        for _ in range(20):
-            self.engine.command("step")
-            wake = self.engine.command("wake")
-            if wake is None or wake > self.clock.now:
-                break
-        return dict(self.engine.command("snapshot"))
+        """Let the engine act at the simulated time until it has nothing more to do now."""
+        return settle(self.engine, self.clock)
 
     def at(self, dt_ms: int) -> dict[str, Any]:
-        self.clock.now += dt_ms * 1000
+        self.clock.t += dt_ms * 1000
         return self.poke()
 
     def press(self, seat: str, after_ms: int = 0, button: str = "slap") -> None:
-        self.clock.now += after_ms * 1000
-        self.engine.submit(Press(self.clock.now, seat, button))
+        self.clock.t += after_ms * 1000
+        self.engine.submit(Press(self.clock.t, seat, button))
         self.poke()
 
     def do(self, name: str, **args: Any) -> dict[str, Any]:
@@ -161,10 +141,9 @@ def open_stage(browser: Any, folder: Path, seats: list[str], language: str = "en
                engine: Any = None) -> Iterator[Stage]:
     """A table of `seats` speaking `language`, its scoreboard, and every page open on a phone
     and a TV (`engine`: how its first game is opened)."""
-    previous = Device.pin_factory
-    factory = MockFactory(pin_class=TickPin)
-    Device.pin_factory = factory
-    clock = SimClock()
+    pins = mocked_pins()  # the suite's MockFactory, for the whole module
+    pins.__enter__()
+    clock = SimClock(10_000_000)
     announcer = PrintAnnouncer(io.StringIO(), clock=clock, quiet=True)
     config = dataclasses.replace(default_config(seats), language=language)
     table = Table(config, db=folder / "referee.db", mock=True, no_speech=True, pin=PIN,
@@ -189,9 +168,7 @@ def open_stage(browser: Any, folder: Path, seats: list[str], language: str = "en
         if server is not None:
             server.close()
         table.close()
-        factory.close()
-        factory.reset()
-        Device.pin_factory = previous
+        pins.__exit__(None, None, None)
 
 
 def new_engine(table: Table, clock: SimClock, game: str, options: dict[str, Any],
@@ -610,8 +587,8 @@ def test_co_champions_read_as_a_list(stage: Stage) -> None:
 def test_a_gain_is_red_only_where_fewer_wins(stage: Stage, monkeypatch: pytest.MonkeyPatch) -> None:
     """A game where more wins (made up in the tests): its point is a gain, shown green; Spank's
     whammy is a loss, shown red."""
+    from tests.harness import register_game
     from tests.made_up_game import FirstAfterTheBeep
-    from tests.support import register_game
 
     register_game(monkeypatch, FirstAfterTheBeep)  # its words come with it
     walk = start_walk(stage, "beep-race", {"rounds": 3})
@@ -717,8 +694,8 @@ def test_a_turn_game_made_up_in_the_tests_plays_on_every_page(
     """Issue 22: the made-up turn game ("Snap Grab", defined only in tests/, more wins, its own
     call, question and count fact) plays on the real pages at phone and TV size with nothing
     outside tests/ naming it: its title, its call, its question, its gains in green, its champion."""
+    from tests.harness import register_game
     from tests.made_up_game import SnapGrab
-    from tests.support import register_game
 
     register_game(monkeypatch, SnapGrab)  # its words come with it, as an installed game's would
     walk = start_walk(stage, "snap-grab", {"cards": 3, "strikes": 2, "window_ms": 1000,

@@ -284,12 +284,12 @@ def test_rulings_say_the_intended_phrase(announcer: SpeechAnnouncer, options: Sp
     assert second.t_us >= first.t_us + round(len(first.samples) / RATE * 1e6) - 1_000
     # Said from pieces that are all rendered before the game (a slow Pi never waits for them).
     from referee.voice.phrases import segments
-    from referee.voice.speech import _join
+    from referee.voice.sentence import join, tight
 
     pieces = segments("ruling", params)
     assert pieces == ["Blue: last to spank the pig", "by 42 milliseconds.", "One whammy."]
     renderer = Renderer(options)
-    assert np.array_equal(first.samples, _join([renderer.clip(t) for t in pieces]).samples)
+    assert np.array_equal(first.samples, join([renderer.clip(t) for t in pieces], tight(pieces)).samples)
 
 
 @pytest.mark.parametrize(("ms", "said"), [(201, "201 milliseconds"), (1020, "1.02 seconds"),

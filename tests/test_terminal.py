@@ -144,7 +144,7 @@ def test_every_key_is_echoed_and_a_useless_key_says_why(table: Any) -> None:
     assert lines(table) == [
         "1 → Blue slap: between rounds, presses are ignored",
         "n → judge NO: pause",  # with nothing asked, the keypad's NO pauses the table
-        "z → judge UNDO: there is no judge action to undo",
+        "z → judge UNDO: nothing changed the score in this round or the last",
         "q → nothing: double buttons are not used with this game's options",
         "k → not a key here; h shows the keys",
     ]

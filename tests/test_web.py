@@ -22,7 +22,7 @@ from referee.config import default_config
 from referee.scoreboard import live as web_live
 from referee.scoreboard.app import create_app, serve_in_thread
 from referee.scoreboard.history import GameSummary, player_stats
-from tests.support import close_table, end_window
+from tests.harness import SimClock, close_table, end_window
 
 PIN = "2468"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
@@ -32,14 +32,6 @@ WINDOW_MS = 60_000
 FAST = {"tempo_ms": 100, "window_ms": WINDOW_MS, "pause_ms": 100, "tie_us": 1}
 POSTS = ["/api/facts", "/api/penalty", "/api/undo", "/api/pause", "/api/resume", "/api/end",
          "/api/next-round", "/api/standings", "/api/new-game", "/api/press", "/api/pin"]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def wait_for(check: Callable[[], Any], timeout: float = 5.0) -> Any:
@@ -62,12 +54,12 @@ def table(mock_factory: Any, tmp_path: Any) -> Iterator[Table]:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> SimClock:
+    return SimClock.in_seconds()
 
 
 @pytest.fixture
-def app(table: Table, clock: Clock) -> Flask:
+def app(table: Table, clock: SimClock) -> Flask:
     return create_app(table, clock=clock)
 
 
@@ -232,15 +224,15 @@ def test_every_change_needs_the_pin(client: FlaskClient, path: str) -> None:
         before["game_id"], before["round"], before["phase"])
 
 
-def test_five_wrong_pins_lock_the_address_for_a_minute(client: FlaskClient, clock: Clock) -> None:
+def test_five_wrong_pins_lock_the_address_for_a_minute(client: FlaskClient, clock: SimClock) -> None:
     for _ in range(5):
         assert post(client, "/api/pin", pin="1111").status_code == 401
     resp = post(client, "/api/pin")  # even the right PIN, from that address
     assert resp.status_code == 429 and int(resp.headers["Retry-After"]) == 60
     assert post(client, "/api/pin", addr="10.0.0.3").status_code == 204  # others are not locked
-    clock.now += 59
+    clock.advance(s=59)
     assert post(client, "/api/pin").status_code == 429
-    clock.now += 2
+    clock.advance(s=2)
     assert post(client, "/api/pin").status_code == 204
     for _ in range(4):  # the count starts again after a right PIN
         assert post(client, "/api/pin", pin="1111").status_code == 401

@@ -267,8 +267,8 @@ def test_a_game_s_phrase_the_voice_was_not_given_is_said_as_its_name(
     """A game whose announcement names a phrase it forgot to declare still plays: the voice says
     the key's name (the made-up game's phrases were once added to the voice's own table by the
     tests, and a key missing there raised KeyError at the table)."""
+    from tests.harness import register_game
     from tests.made_up_game import FirstAfterTheBeep
-    from tests.support import register_game
 
     class Forgetful(FirstAfterTheBeep):
         NAME = "forgetful-beep"

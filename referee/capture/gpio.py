@@ -20,8 +20,9 @@ How a press becomes an event, in plain words:
   *rejected* once the line has stayed high for ``confirm_us`` before that. A confirmed press is
   still stamped with its first edge. The check runs on every edge and in ``poll(now)``, which a
   small confirmer thread calls at each pending deadline (tests on a simulated clock call it
-  themselves). Mock pins are driven by software and never glitch, so on MockFactory the default
-  is no confirmation (presses are emitted at their first edge, as before).
+  themselves). Pins a program drives never glitch, so on a factory whose timing says
+  ``software`` (gpiozero's MockFactory) the default is no
+  confirmation (presses are emitted at their first edge, as before).
 * Which factory times the edges matters (``edge_timing``): lgpio passes the kernel's timestamp
   of each edge; pigpio its daemon's 32-bit microsecond tick (wrapping every 71.6 minutes, so the
   reference pair is renewed every minute); RPi.GPIO and the native factory pass none, and
@@ -55,7 +56,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from gpiozero import LED, Device, DigitalOutputDevice
-from gpiozero.pins.mock import MockFactory, MockPin
+from gpiozero.pins.mock import MockPin
 
 from referee.clock import now_us
 from referee.config import JUDGE_SEAT, TableConfig
@@ -90,6 +91,9 @@ class EdgeTiming:
     delivery_us: int  # worst edge → callback delay (the engine waits this long past a close)
     note: str
     wraps: bool = False  # ticks wrap (pigpio: 32-bit µs): the reference pair must be renewed
+    # its pins are levels a program sets (no wires): they never glitch, and the virtual box
+    # (`press`, `hold`, `release`: the scoreboard's mock-mode buttons, the keyboard) may drive them
+    software: bool = False
 
 
 # How late an edge can reach the sink after its own (kernel) timestamp with lgpio, in µs. From lg's
@@ -114,7 +118,8 @@ _TIMINGS: dict[str, EdgeTiming] = {
                                "then Python's threads take their turn"),
     "PiGPIOFactory": EdgeTiming("PiGPIOFactory", True, 2000, "pigpio daemon ticks (32-bit µs, "
                                 "wrap every 71.6 min: renewed every minute)", wraps=True),
-    "MockFactory": EdgeTiming("MockFactory", True, 0, "mocked pins (no hardware)"),
+    "MockFactory": EdgeTiming("MockFactory", True, 0, "mocked pins (no hardware)",
+                              software=True),
     "RPiGPIOFactory": EdgeTiming("RPiGPIOFactory", False, 0, "RPi.GPIO passes no edge time: "
                                  "gpiozero stamps it when the Python callback runs (late "
                                  "by up to milliseconds under load)"),
@@ -279,9 +284,8 @@ class ButtonBox:
         self.debounce_us, self.rearm_us = debounce_us, rearm_us or 0
         self.stuck_after_us = stuck_after_us
         self.hold_us = hold_us
-        if confirm_us is None:  # software-driven mock pins never glitch (see the docstring)
-            mock = self.timing.factory == "MockFactory"
-            confirm_us = 0 if mock else config.buttons.confirm_us
+        if confirm_us is None:  # software-driven pins never glitch (see the docstring)
+            confirm_us = 0 if self.timing.software else config.buttons.confirm_us
         self.confirm_us = confirm_us
         self.clock = clock
         self.dropped = 0
@@ -503,7 +507,7 @@ class ButtonBox:
     # ----------------------------------------------------------------------------- mock mode
 
     def _mock_pin(self, seat: str, button: str) -> Any:
-        if not isinstance(self.factory, MockFactory):
+        if not self.timing.software:
             raise RuntimeError(
                 "simulated presses need mock pins; run with GPIOZERO_PIN_FACTORY=mock (or --mock)"
             )

@@ -13,7 +13,7 @@ from typing import Any
 
 from referee.clock import now_us
 from referee.config import DOUBLE_KEYS, JUDGE_KEYS, JUDGE_SEAT, SLAP_KEYS
-from referee.events import JudgeKey
+from referee.events import Facts, JudgeKey
 
 
 def key_map(seats: list[str]) -> dict[str, tuple[str, str]]:
@@ -100,10 +100,13 @@ def handle_key(table: Any, ch: str) -> bool:
             _say(table, f"{ch} → judge {name} to round {asked.round}'s question")
         table.submit(JudgeKey(now_us(), "yes" if ch == "j" else "no"))
     elif ch == "z":
-        if engine.rules.judge_log:
-            _say(table, f"{ch} → judge UNDO")
+        step = engine.undo_step(keypad=True)
+        if step is None:
+            _say(table, f"{ch} → judge UNDO: nothing changed the score in this round or the last")
+        elif isinstance(step, Facts):
+            _say(table, f"{ch} → judge UNDO: round {step.round} is voided")
         else:
-            _say(table, f"{ch} → judge UNDO: there is no judge action to undo")
+            _say(table, f"{ch} → judge UNDO: the judge's latest action is withdrawn")
         table.submit(JudgeKey(now_us(), "undo"))
     elif ch == "p":
         paused = engine.paused  # paused, or pausing once the round in hand is ruled

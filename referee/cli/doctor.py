@@ -225,6 +225,7 @@ class Doctor:
             ("audio output", self.check_audio),
             ("espeak-ng", self.check_espeak),
             ("pyttsx3", self.check_pyttsx3),
+            ("voice", self.check_voice),
             ("database", self.check_database),
             ("scoreboard", self.check_scoreboard),
         ]
@@ -310,7 +311,7 @@ class Doctor:
                                          "GPIOZERO_PIN_FACTORY=lgpio), or allow it with "
                                          "untimed_edges = true in [buttons]")
             return
-        if name == "MockFactory" and not self.mock and env != "mock":
+        if timing.software and not self.mock and env != "mock":
             how = "already set by the caller"
         yield ok("pin factory", f"{name} ({how}): {timing.note}")
 
@@ -329,7 +330,9 @@ class Doctor:
     def check_gpio_access(self) -> Iterable[Line]:
         chips = sorted(glob.glob(GPIOCHIP_GLOB))
         if not chips:
-            if self.mock or self.model is None and type(self.factory).__name__ == "MockFactory":
+            from referee.capture.gpio import edge_timing
+
+            if self.mock or self.model is None and edge_timing(self.factory).software:
                 yield ok("GPIO access", "not a Raspberry Pi (no /dev/gpiochip*): mocked pins "
                                         "in use, no hardware needed")
             elif self.model is None:
@@ -581,7 +584,10 @@ class Doctor:
             worker = threading.Thread(target=build, name="doctor-speech", daemon=True)
             worker.start()
             worker.join(ANNOUNCER_TIMEOUT_S)
-        said = " ".join(errors.getvalue().split())
+        from referee.voice.tts import FALLBACK_SAID  # a Piper notice: the voice line says it
+
+        said = " ".join(" ".join(line.split()) for line in errors.getvalue().splitlines()
+                        if not line.rstrip().endswith(FALLBACK_SAID))
         if worker.is_alive():
             return None, f"it did not start within {ANNOUNCER_TIMEOUT_S:g} s"
         if "error" in result:
@@ -638,6 +644,21 @@ class Doctor:
             return
         voices = done.stdout.strip() or "?"
         yield ok("pyttsx3", f"{version}: starts in {took:.1f} s, {voices} voices")
+
+    def check_voice(self) -> Iterable[Line]:
+        """With `[speech] voice = "piper..."`: whether that Piper voice speaks (one phrase
+        rendered with it); a missing or broken model is named with the espeak-ng fallback."""
+        speech = self._config().speech
+        from referee.voice.speech import SpeechOptions, piper_line
+
+        try:
+            options = SpeechOptions.coerce(speech)
+        except (ValueError, RuntimeError):
+            return  # the config line says what is wrong
+        if not options.piper:
+            return
+        good, text = piper_line(options)
+        yield Line(good, "voice", text.removeprefix("voice: "))
 
     # -- storage and network -----------------------------------------------------------------
 

@@ -62,9 +62,10 @@ def use_mock_pins() -> None:
     from gpiozero import Device
     from gpiozero.pins.mock import MockFactory
 
-    from referee.capture.gpio import BoundedMockPin
+    from referee.capture.gpio import BoundedMockPin, edge_timing
 
-    if not isinstance(Device.pin_factory, MockFactory):
+    # a factory of software-driven pins already in place (a test's) is kept
+    if Device.pin_factory is None or not edge_timing(Device.pin_factory).software:
         Device.pin_factory = MockFactory(pin_class=BoundedMockPin)
 
 

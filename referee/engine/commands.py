@@ -47,6 +47,14 @@ class End(EngineCommand):
 
 
 @dataclass(frozen=True)
+class UndoLatest(EngineCommand):
+    """The judge panel's UNDO: the latest change to the score, whatever made it, in any round
+    (a judge action withdrawn, or a round ruled from presses alone voided)."""
+
+    name = "undo"
+
+
+@dataclass(frozen=True)
 class NextGame(EngineCommand):
     name = "next_game"
 
@@ -107,8 +115,8 @@ class PressNote(EngineCommand):
 
 
 COMMANDS: dict[str, type[EngineCommand]] = {
-    cls.name: cls for cls in (Pause, Resume, Start, End, NextGame, NextRound, SayStandings, Feed,
-                              Step, Wake, Snapshot, Stop, PressNote)}
+    cls.name: cls for cls in (Pause, Resume, Start, End, UndoLatest, NextGame, NextRound,
+                              SayStandings, Feed, Step, Wake, Snapshot, Stop, PressNote)}
 
 
 def parse(name: str, args: dict[str, Any]) -> EngineCommand:

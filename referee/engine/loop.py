@@ -26,6 +26,7 @@ from referee.events import (
     ButtonReleased,
     ButtonStuck,
     Cue,
+    End,
     Event,
     Facts,
     GameStart,
@@ -36,7 +37,7 @@ from referee.events import (
     Undo,
 )
 from referee.rules.base import Rules
-from referee.rules.declare import Call, Fact, RulesError
+from referee.rules.declare import VOID, Call, Fact, RulesError
 from referee.rules.lingo import words_of
 from referee.rules.registry import new_rules
 from referee.rules.replay import drive
@@ -134,7 +135,8 @@ class Engine:
             pause_us=pace.pause_ms * 1000,
             quiet_rounds=pace.quiet_rounds if self.auto else None,
             round_limit=PRACTICE_ROUNDS if practice else None), ready=ready and self.auto)
-        self.ended = False  # over, or ended by the judge: nothing more is fed or said
+        self.ended = False  # an end line written (the judge's End, a practice over): no more
+        # cues or presses are fed; the judge may still correct the rounds before it
         self.final: dict[str, Any] | None = None  # the final standings line, once over
         self.cue_us: int | None = None  # the coming cue's time, until it has passed
         self.last_cue_us: int | None = None
@@ -184,10 +186,11 @@ class Engine:
         # deciding press → ruling tail short at a negligible cost.
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
         # every phrase of this table, what the game says before its first round, its questions
-        said = [*self.rules.announcements(1), *(self._question(combo)
-                                                 for combo in self.rules.questions()),
+        first = self.rules.announcements(1)  # said before the first call: ready before it
+        said = [*first, *(self._question(combo) for combo in self.rules.questions()),
                 *self.rules.said_ahead()]
-        self.announcer.warm_table(list(self.rules.seats), said, reasons=self.rules.reason_texts())
+        self.announcer.warm_table(list(self.rules.seats), said, reasons=self.rules.reason_texts(),
+                                  first=first)
         self._thread = threading.Thread(target=self._run, name="referee-engine", daemon=True)
         self._thread.start()
 
@@ -259,8 +262,7 @@ class Engine:
     def next_wake(self) -> int | None:
         """The next instant something can happen without an input (a past one: at once)."""
         now = self.now()
-        # ended by the judge, a race still open is never closed (nothing more is fed): no wake
-        closes = None if self.ended else self.rules.status().closes_at_us
+        closes = self.rules.status().closes_at_us  # (none once ended: the end closed them)
         times = [None if closes is None else closes + self.delivery_us, self.cue_us,
                  self.next_pass_us]
         if self.auto:
@@ -374,8 +376,9 @@ class Engine:
         }.get(self.rhythm.phase, f"nothing to pause now ({self.phase()})")
 
     def feed(self, event: Event) -> None:
-        """Log, then act: the log always holds every event the rules have seen."""
-        if self.ended:
+        """Log, then act: the log always holds every event the rules have seen. Once an end
+        line is written, cues and presses count for nothing and are not written."""
+        if self.ended and isinstance(event, Press | Cue | End):
             return
         try:
             self.rules.check(event)  # what the rules refuse never reaches the log
@@ -419,8 +422,6 @@ class Engine:
         if self.leds is not None:
             self.leds.check_stuck(now - self.offset_us)  # holds come back through the queue
         self._deal_next(now)
-        if self.ended:
-            return
         self.rules.advance(now - self.delivery_us)  # only time every press has reached
         changed = self.rules.take_changed()
         for number in changed:  # (whether the judge made the change, remembered while held)
@@ -461,8 +462,13 @@ class Engine:
             # a call every turn keeps its own pace while nothing is said between turns
             earliest = self.last_cue_us + (pace.turn_ms - pace.tempo_ms - 100) * 1000
         quiet = self.announcer.quiet_at()
+        if over and self.practice and (  # a practice over by itself hands over to the real
+                quiet is None or now < quiet + self.offset_us or status.race_open):
+            over = False  # game once its last ruling is said and its last race is closed (a
+            # late press of that race is never taken for a ready press of the real game)
         view = View(rounds=self.rules.round_count(), race_open=status.race_open,
-                    current_awaits=current_awaits, over=over, can_call=call is not None,
+                    current_awaits=current_awaits, over=over,
+                    can_call=call is not None and not self.ended,
                     quiet_at=None if quiet is None else quiet + self.offset_us,
                     earliest_call=earliest, deciding=self._deciding(status.race_open))
         before = self.rhythm.phase
@@ -502,7 +508,12 @@ class Engine:
         self._publish("over", final)
 
     def _practice_over(self) -> None:
-        """A practice game has no sudden death and no champion: the real game's Ready step."""
+        """A practice game has no sudden death and no champion: it ends with an end line, then
+        the real game's Ready step."""
+        try:
+            self.feed(End(self.now()))
+        except LogFull:
+            pass  # said once (`_full`); the practice is over all the same
         self.say("practice_over", {})
         self._mark("ended", True)
         self._switch()
@@ -605,10 +616,14 @@ class Engine:
                       and not any(isinstance(o, Awaiting) for o in before))
         old = [o for o in before or () if isinstance(o, Ruling)]
         if correction and any(r not in rulings for r in old):
-            # a ruling was taken back: say each seat's change, then the new rulings why
-            changes = correction_changes(old, rulings, self.book)
-            if changes:  # (no score changed: the new rulings below say why)
-                self.say("correction", {"round": number, "changes": changes}, interrupt=True)
+            if self.rules.facts_for(number).get(VOID.name):
+                self.say("voided", {"round": number}, interrupt=True)  # "Round 7 voided."
+            else:
+                # a ruling was taken back: say each seat's change, then the new rulings why
+                changes = correction_changes(old, rulings, self.book)
+                if changes:  # (no score changed: the new rulings below say why)
+                    self.say("correction", {"round": number, "changes": changes},
+                             interrupt=True)
         new = [r for r in rulings if r not in old]
         if new or not correction:
             # a penalty given is said with its reason, as any ruling; stragglers together
@@ -662,14 +677,12 @@ class Engine:
 
     def _judge_key(self, key: str) -> None:
         """The keypad: YES / NO answer the judge's question; otherwise YES starts or resumes
-        play (or the next game), NO pauses; UNDO reverts the latest judge action of the current
-        or previous round only (older rounds are corrected from the judge panel)."""
+        play (or the next game), NO rejects the claim in play or pauses; UNDO reverts the
+        latest change to the score in the current or previous round only (older rounds are
+        corrected from the judge panel)."""
         if key == "undo":
-            latest = self.rules.judge_log[-1].round if self.rules.judge_log else None
-            if latest is None or latest < self.rules.round_count() - 1:
+            if not self._undo(keypad=True):
                 self.say("nothing_to_undo", {})
-            else:
-                self.feed(Undo())
             return
         awaiting = self.rules.status().awaiting
         if awaiting is None:
@@ -719,6 +732,7 @@ class Engine:
             commands.Resume: changes(self._resume),  # idempotent: a table playing plays on
             commands.Start: changes(self._start_play),  # idempotent too
             commands.End: changes(self._end),
+            commands.UndoLatest: changes(self._on_undo),
             commands.NextGame: changes(self.next_game),
             commands.NextRound: changes(self._on_next_round),
             commands.SayStandings: lambda _: self._on_standings(),
@@ -728,6 +742,28 @@ class Engine:
             commands.Snapshot: lambda _: self.snapshot(),
             commands.PressNote: lambda c: self.press_note(c.seat, c.button),
         }
+
+    def undo_step(self, *, keypad: bool) -> Facts | Undo | None:
+        """What UNDO would write now (`Rules.undo_step`): the keypad reaches the current and the
+        previous round, the judge panel any round. Once the next game's deal has been said the
+        keypad belongs to it: a finished game is corrected from the judge panel."""
+        if keypad and self.rhythm.phase is Phase.OVER and self.rhythm.dealt:
+            return None
+        return self.rules.undo_step(max(1, self.rules.round_count() - 1) if keypad else None)
+
+    def _undo(self, *, keypad: bool = False) -> bool:
+        """UNDO: revert the latest change to the score, whatever made it: a judge action
+        withdrawn, or a round ruled from presses alone voided (said: "Round 7 voided.").
+        False: nothing to undo within reach."""
+        step = self.undo_step(keypad=keypad)
+        if step is None:
+            return False
+        self.feed(step)
+        return True
+
+    def _on_undo(self) -> None:
+        if not self._undo():
+            raise ValueError("nothing to undo: no ruling or judge action changed the score yet")
 
     def _on_pause(self) -> None:
         if not self._pause():
@@ -748,24 +784,24 @@ class Engine:
         return st.to_json()
 
     def _end(self) -> None:
-        """The judge ends the game early: the leaders as they stand are the (co-)champions."""
+        """The judge ends the game early: an end line, so the log replays to the same end. A
+        race open now closes now (its ruling is said); the leaders as they stand are the
+        (co-)champions, once no question is open (the judge answers it first)."""
         if self.ended:
             raise ValueError("the game is already over")
+        if self.rhythm.phase is Phase.OVER:
+            return  # over by itself already: its end said, nothing to write
         if self.practice:
             self._practice_over()
             return
         if self.cue_us is not None and self.now() < self.cue_us:
             self.announcer.cut_calls()  # nothing of the old game is said after the champion
             self.cue_us = None
-        st = self.rules.standings()
-        final = st.to_json()
-        if not st.final:
-            leaders = self.rules.leaders({r.seat: r.score for r in st.seats if not r.out})
-            final["final"] = True
-            final["winners"] = [s for s in self.rules.seats if s in leaders]
-        self._mark("ended", True)
+        now = self.now()
+        self.feed(End(now))
         self.ended = True
-        self._over(final)
+        self._mark("ended", True)
+        self.step(now)  # the race cut by the end is ruled and said, then the game over
 
     # -- what the scoreboard shows -------------------------------------------------------------
 
@@ -774,7 +810,7 @@ class Engine:
 
     def phase(self) -> str:
         status = self.rules.status()
-        if self.ended or self.rhythm.phase is Phase.OVER or (status.over and not self.auto):
+        if self.rhythm.phase is Phase.OVER or (status.over and not self.auto):
             return "over"
         shown = self.PHASES.get(self.rhythm.phase)
         if shown is not None and (self.auto or shown == "paused"):
@@ -818,7 +854,7 @@ class Engine:
             game_id=self.game_id, practice=self.practice, phase=self.phase(),
             round=self._shown_round(), turn=self._turn(),
             ready=tuple(s for s in self.rules.seats if s in self.rhythm.ready),
-            final=self.final if self.ended else None,  # ended early: the leaders as they stood
+            final=None,
             said=self.last_said, cue_word=self.cue_word, call=self.calling,
             stuck=tuple(sorted(f"{s} {b}" for s, b in self.stuck)),
             storage_full=self.storage_full))
@@ -841,9 +877,10 @@ def open_game(
     rules = new_rules(start)
     full = GameStart(start.game, start.seats, dict(rules.options))
     if practice:
-        rules = new_rules(GameStart(start.game, start.seats, rules.practice_options()))
-    game_id = store.new_game(GameStart(start.game, start.seats, dict(rules.options)),
-                             practice=practice)
+        rules = new_rules(GameStart(start.game, start.seats, rules.practice_options(),
+                                    practice=True))
+    game_id = store.new_game(GameStart(start.game, start.seats, dict(rules.options),
+                                       practice=practice))
     return Engine(rules, store, game_id, announcer, practice=practice, next_start=full, **kw)
 
 
@@ -865,6 +902,7 @@ def resume_game(store: TableLog, game_id: int, announcer: Announcer, **kw: Any) 
     engine = Engine(rules, store, game_id, announcer, offset_us=offset,
                     practice=practice, ready=ready, **kw)
     engine.announced.update({m["round"]: [] for m in ruled_marks})  # ruled before the stop
+    engine.ended = rules.end_us is not None  # an end line: nothing more is played
     cut = engine.cut_round()
     if cut is not None:
         engine.feed(Facts(cut, {"void": True}))

@@ -63,8 +63,11 @@ class Announcer(Protocol):
         a phrase is still being rendered (its length is not known yet: ask again soon)."""
 
     def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
-                   *, reasons: Sequence[str] = ()) -> None:
-        """Get ready to say every phrase a table with these seats can say ahead of time."""
+                   *, reasons: Sequence[str] = (),
+                   first: Sequence[tuple[str, dict[str, Any]]] = ()) -> None:
+        """Get ready to say every phrase a table with these seats can say ahead of time; the
+        game's calls and the phrases said `first` (the deal) before the rest: the voice is not
+        quiet until they are ready."""
 
     def describe(self) -> str:
         """One line for `referee doctor`: which output is in use."""

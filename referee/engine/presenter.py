@@ -126,6 +126,9 @@ def translated(said: dict[str, Any], rules: Rules, book: Phrasebook) -> dict[str
         if isinstance(said.get(key), str):
             out[key] = book.text(said[key])
     out["penalties"] = [book.text(p) for p in said.get("penalties", [])]
+    if isinstance(said.get("stacks"), dict) and "labels" in said["stacks"]:
+        out["stacks"] = {**said["stacks"],
+                         "labels": [book.text(label) for label in said["stacks"]["labels"]]}
     return out
 
 

@@ -27,6 +27,7 @@ from referee.events import (
     BUTTONS,
     Awaiting,
     Cue,
+    End,
     Event,
     Facts,
     GameStart,
@@ -50,6 +51,7 @@ from referee.rules.declare import (
     check_facts,
     read_options,
 )
+from referee.seatnames import seats_problem
 
 __all__ = ["COMMON_OPTIONS", "Call", "Fact", "Option", "Phrase", "RederivedRules",
            "Rules", "RulesError", "Schedule", "Shared", "Status", "UnitWords"]
@@ -150,16 +152,20 @@ class Rules(ABC):
                 f"{self.NAME} is for {lo} to {hi} seats, not {len(self.seats)}; "
                 f"name {lo}-{hi} seats"
             )
-        if len(set(self.seats)) != len(self.seats):
-            raise RulesError(f"seat names must differ: {', '.join(self.seats)}")
-        for seat in self.seats:
-            if not isinstance(seat, str) or not seat.strip():
-                raise RulesError(f"seat name {seat!r} must be a non-empty text")
+        problem = seats_problem(self.seats)  # the one seat-name rule, wherever names arrive
+        if problem:
+            raise RulesError(problem)
         self.options: dict[str, Any] = read_options(
             self.known_options(), options or {}, self.NAME
         )
         self.judge_log: list[Facts | Penalty] = []  # not undone, in order
+        self.judge_at: list[int] = []  # when each was given (the table's time), in the same order
         self.judged: dict[int, list[Facts | Penalty]] = {}  # the same, by round
+        self.practice = False  # a practice game: no sudden death, no champion (`new_rules`)
+        self.end_us: int | None = None  # an end line's time: the game ended there
+        self.cues_seen = 0  # every cue taken, those ignored after the game was over included
+        self.after_end: list[Press] = []  # presses at or after the end: they count for nothing
+        self.now_us = 0
         self.changed: set[int] = set()
         self.stale: int | None = None  # the earliest round whose rulings must be re-derived
         self._batched = False  # inside `batch`: inputs wait for one re-ruling at its end
@@ -291,15 +297,17 @@ class Rules(ABC):
         elif isinstance(event, GameStart):
             raise RulesError("a game line may only be the first line")
 
-    def feed(self, event: Event) -> None:
-        """Take one table-log event (not the GameStart line); RulesError if it is refused."""
+    def feed(self, event: Event, at_us: int | None = None) -> None:
+        """Take one table-log event (not the GameStart line); RulesError if it is refused.
+        `at_us`: when a judge line was given (a log's: the time its line stands at), for UNDO to
+        tell which change came last; by default the time the rules have reached."""
         self.check(event)
-        self.apply(event)
+        self.apply(event, at_us)
 
-    def apply(self, event: Event) -> None:
+    def apply(self, event: Event, at_us: int | None = None) -> None:
         """Take one event that `check` has passed, and re-rule what it made stale (inside
         `batch`: once, when the batch ends)."""
-        self._take(event)
+        self._take(event, self.now_us if at_us is None else at_us)
         if not self._batched:
             self.sync()
 
@@ -315,30 +323,67 @@ class Rules(ABC):
             self._batched = False
             self.sync()
 
-    def _take(self, event: Event) -> None:
+    def _take(self, event: Event, at_us: int) -> None:
+        ended = self.end_us is not None and isinstance(event, Press | Cue) \
+            and event.t_us >= self.end_us
         if isinstance(event, Press):
-            if event.button in self.BUTTONS:  # a button the game does not use: logged, ignored
+            if ended:
+                self.after_end.append(event)  # counts for nothing (a claim's round number)
+            elif event.button in self.BUTTONS:  # a button the game does not use: ignored
                 self.on_press(event)
         elif isinstance(event, Cue):
-            self.on_cue(event)
+            self.cues_seen += 1  # a cue after the end is ignored, but it numbers a round
+            if not ended:
+                self.on_cue(event)
         elif isinstance(event, Facts | Penalty):
             self.judge_log.append(event)
+            self.judge_at.append(at_us)
             self.judged.setdefault(event.round, []).append(event)
             self.refold(event.round)
         elif isinstance(event, Undo):
             undone = self.judge_log.pop()
+            self.judge_at.pop()
             self.judged[undone.round].pop()  # the latest of all is the latest of its round
             self.refold(undone.round)
+        elif isinstance(event, End) and self.end_us is None:  # a later end changes nothing
+            self.end_us = event.t_us
+            self.refold(max(1, self.round_count() - 1))  # a race open at the end closes there
+            self.advance(event.t_us)
+
+    def undo_step(self, reach: int | None = None) -> Facts | Undo | None:
+        """What UNDO writes to revert the latest change to the score, whatever made it: the
+        latest judge action is withdrawn (`Undo`); a round ruled from presses alone since then
+        is voided (a facts line with "void": true, itself a judge action, so UNDO again restores
+        the round). `reach`: the earliest round it may revert (the keypad: the previous round);
+        None (the judge panel): any. None when there is nothing to undo within reach."""
+        given_at = self.judge_at[-1] if self.judge_at else None
+        for number in range(self.round_count(), 0, -1):
+            if reach is not None and number < reach:
+                break
+            if self.judged.get(number) or not any(
+                    isinstance(o, Ruling) and o.delta for o in self.round_outputs(number)):
+                continue  # judged (its latest change is the judge's), or no score changed
+            if given_at is not None and self.rounds[number - 1].close_us <= given_at:
+                break  # ruled before the judge's latest action, as every round before it
+            return Facts(number, {VOID.name: True})
+        if self.judge_log and (reach is None or self.judge_log[-1].round >= reach):
+            return Undo()
+        return None
 
     def check_seat(self, seat: str) -> None:
         if seat not in self.seats:
             raise RulesError(f"seat {seat!r} is not at this table ({', '.join(self.seats)})")
 
     def check_round(self, number: int) -> None:
-        if not 1 <= number <= self.round_count():
-            raise RulesError(
-                f"round {number} has not started (rounds so far: {self.round_count()})"
-            )
+        named = self.rounds_named()
+        if not 1 <= number <= named:
+            raise RulesError(f"round {number} has not started (rounds so far: {named})")
+
+    def rounds_named(self) -> int:
+        """How many rounds a judge line may name: those played, and those whose cue (or claim)
+        came once the game was over, which were ignored: a judge line naming one of them is well
+        formed and changes nothing."""
+        return max(self.round_count(), self.cues_seen if self.ROUNDS_FROM_CUES else 0)
 
     def check_cue(self, cue: Cue) -> None:  # noqa: B027 - a hook; most games need no more
         """RulesError for a cue this game refuses (beyond its seat)."""
@@ -416,8 +461,31 @@ class Rules(ABC):
     def round_outputs(self, number: int) -> list[Ruling | Awaiting]:
         return list(self.rounds[number - 1].outputs)
 
+    def standings(self) -> Standings:
+        """The game's standings (`table_standings`), as the end and practice settle them: once
+        an end line has ended a game that was not over, and no question is open, they are final
+        with the leaders among the seats still in contention as (co-)champions, then every other
+        seat as the game placed it; a practice game crowns nobody."""
+        st = self.table_standings()
+        if self.end_us is not None and not st.final and self.status().awaiting is None:
+            scores = {r.seat: r.score for r in st.seats}
+            leaders = self.leaders({s: scores[s] for s in self.contenders(st)})
+            placed = {r.seat: (0 if r.seat in leaders else r.place) for r in st.seats}
+            rank = {s: -p for s, p in placed.items()} if self.MORE_WINS else placed
+            st = Standings(True, self.rows(scores, rank, (r.seat for r in st.seats if r.out)),
+                           tuple(s for s in self.seats if s in leaders))
+        if self.practice and st.winners:
+            st = Standings(st.final, st.seats, ())
+        return st
+
     @abstractmethod
-    def standings(self) -> Standings: ...
+    def table_standings(self) -> Standings:
+        """The standings as the game's own rules place the seats (the end left to `standings`)."""
+
+    def contenders(self, st: Standings) -> list[str]:
+        """The seats that could still win when an end line ends the game (by default those not
+        out); the leaders among them are the champions."""
+        return [r.seat for r in st.seats if not r.out]
 
     def rows(self, scores: Mapping[str, int], rank: Mapping[str, int] | None = None,
              out: Iterable[str] = ()) -> tuple[StandingRow, ...]:
@@ -429,8 +497,17 @@ class Rules(ABC):
         return tuple(StandingRow(s, scores[s], ranked[s], s in gone)
                      for s in sorted(self.seats, key=lambda s: (ranked[s], self.seats.index(s))))
 
+    def status(self) -> Status:
+        """What the table is doing (`table_status`); once an end line has ended the game, no race
+        is open and, when no question is left, the game is over."""
+        st = self.table_status()
+        if self.end_us is None:
+            return st
+        return Status(st.round, False, None, st.awaiting, st.over or st.awaiting is None)
+
     @abstractmethod
-    def status(self) -> Status: ...
+    def table_status(self) -> Status:
+        """What the table is doing as the game's rules see it (the end left to `status`)."""
 
     @abstractmethod
     def next_call(self) -> Call | None:
@@ -601,7 +678,7 @@ class RederivedRules(Rules):
                 break
         self.sync()
 
-    def status(self) -> Status:
+    def table_status(self) -> Status:
         """The latest round; the race open while a round is not closed (until the earliest
         close); the earliest round waiting for the judge; over as the game says."""
         open_rounds = [r for r in self.rounds if not r.closed]
@@ -620,7 +697,7 @@ class RederivedRules(Rules):
         """Each seat's score as the fold stands (the default standings rank by it)."""
         raise NotImplementedError(f"{self.NAME} keeps no scores for the default standings")
 
-    def standings(self) -> Standings:
+    def table_standings(self) -> Standings:
         """By score in the game's direction; once over, the first place wins (ties share it)."""
         rows = self.rows(self.scores())
         winners = tuple(r.seat for r in rows if r.place == 1) if self.over else ()

@@ -6,7 +6,7 @@ A game says how likely a round is to be quiet (nobody has a reason to press) and
 a game has; `quiet_threshold` finds the smallest run length a game reaches with less than `MISS`
 chance. Rounds are taken as independent with that chance, which a game's module may refine with
 its own chain (Pig's Tail: a card after a take cannot match), and which a test over simulated
-decks checks for every game (tests/test_quiet_odds.py).
+decks checks for every game (tests/test_games_quiet_odds.py).
 """
 
 from __future__ import annotations

@@ -219,7 +219,7 @@ class Pig(RederivedRules):
                 i += 1
                 continue
             active = tuple(s for s in self.seats if s not in state.out_round)
-            end = t + window
+            end = t + window if self.end_us is None else min(t + window, self.end_us)
             presses: dict[str, int] = {}
             while i < len(self.presses) and self.presses[i][0] < end:
                 pt, _, ps = self.presses[i]
@@ -283,7 +283,7 @@ class Pig(RederivedRules):
 
     # -- reading the table --------------------------------------------------------------------
 
-    def standings(self) -> Standings:
+    def table_standings(self) -> Standings:
         st = self.state
         out = {s: r for s, r in st.out_round.items() if s not in st.winners}
         later = sorted(set(out.values()), reverse=True)
@@ -296,7 +296,7 @@ class Pig(RederivedRules):
         rows = self.rows(st.lost, key, out)
         return Standings(st.over, rows, st.winners if st.over else ())
 
-    def status(self) -> Status:
+    def table_status(self) -> Status:
         last = self.rounds[-1] if self.rounds else None
         race_open = last is not None and not self.finished and self.now_us < last.window_end_us
         pending = [r.close_us for r in self.rounds if not r.closed]
@@ -314,8 +314,30 @@ class Pig(RederivedRules):
         return None  # no cadence: claims open the rounds; the pass beat is not a cue
 
     def opened_by(self, number: int) -> tuple[int, str] | None:
+        if number > len(self.rounds):  # a claim once the game was over: ignored
+            return self._ignored_claims()[number - len(self.rounds) - 1]
         rnd = self.rounds[number - 1]
         return rnd.claim_us, rnd.claimer
+
+    def rounds_named(self) -> int:
+        return len(self.rounds) + len(self._ignored_claims())
+
+    def _ignored_claims(self) -> list[tuple[int, str]]:
+        """The claims made once the game was over (or after its end line): each press outside
+        the window of the claim before it, by a seat still in. They open no round, but a judge
+        line may name them (well formed, it changes nothing)."""
+        if not (self.state.over or self.end_us is not None):
+            return []
+        until = self.rounds[-1].window_end_us if self.rounds else 0
+        late = [(t, seat) for t, _, seat in self.presses[bisect_left(self.presses, (until,)):]]
+        late += sorted((p.t_us, p.seat) for p in self.after_end)
+        window = self.options["window_ms"] * 1000
+        claims: list[tuple[int, str]] = []
+        for t, seat in late:
+            if t >= until and seat not in self.state.out_round:
+                claims.append((t, seat))
+                until = t + window
+        return claims
 
     def reactions(self, number: int) -> dict[str, int]:
         """Each seat's time from the claim to its press in round `number`, µs."""

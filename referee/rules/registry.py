@@ -80,5 +80,8 @@ def rules_for(game: str) -> type[Rules]:
 
 
 def new_rules(start: GameStart) -> Rules:
-    """The rules of a `game` line: its game's class with its seats and its (typed) options."""
-    return rules_for(start.game)(start.seats, start.options)
+    """The rules of a `game` line: its game's class with its seats and its (typed) options; a
+    practice game's have no sudden death and no champion."""
+    rules = rules_for(start.game)(start.seats, start.options)
+    rules.practice = start.practice
+    return rules

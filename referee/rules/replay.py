@@ -1,17 +1,18 @@
 """Driving a game's rules through a recorded log: one driver for `referee replay` and for resuming
 a game from the database, so both re-rule a log the same way.
 
-Timed events (cues, presses) are fed in order of `t_us` (line order breaks ties), time advanced to
-each before it is fed; judge lines (facts, penalty, undo) follow in their own order, once every
-timed event is in. At the end of a log every open race is closed (`finish`); a resumed game
-leaves its races to the live table instead.
+Timed events (cues, presses, the end) are fed in order of `t_us` (line order breaks ties), time
+advanced to each before it is fed; judge lines (facts, penalty, undo) follow in their own order,
+once every timed event is in, each stamped with the latest time logged before its line (for UNDO
+to tell which change came last). At the end of a log every open race is closed (`finish`); a
+resumed game leaves its races to the live table instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from referee.events import Cue, Event, Facts, GameStart, Penalty, Press
+from referee.events import Cue, End, Event, Facts, GameStart, Penalty, Press
 from referee.rules.base import Rules
 from referee.rules.declare import RulesError
 
@@ -33,14 +34,18 @@ def drive(rules: Rules, lines: Iterable[tuple[int, Event]], *, finish: bool = Tr
     Returns the latest `t_us` of a timed event (0 if none). ReplayError names the first line
     the rules refuse.
     """
-    timed: list[tuple[int, int, Cue | Press]] = []
-    judge: list[tuple[int, Event]] = []
+    timed: list[tuple[int, int, Cue | Press | End]] = []
+    judge: list[tuple[int, int, Event]] = []  # (line, the latest time logged before it, event)
+    logged_us = 0
     cues_seen = cues_before
     press_lines: dict[tuple[int, str], int] = {}  # (t_us, seat) → its first line
     for line, ev in lines:
         if isinstance(ev, GameStart):
             raise ReplayError(line, "a second game line; a log holds exactly one game")
-        if isinstance(ev, Cue | Press):
+        if isinstance(ev, End):
+            timed.append((ev.t_us, line, ev))
+            logged_us = max(logged_us, ev.t_us)
+        elif isinstance(ev, Cue | Press):
             if ev.seat is not None and ev.seat not in rules.seats:
                 raise ReplayError(line, f"seat {ev.seat!r} is not at this table "
                                         f"({', '.join(rules.seats)})")
@@ -48,11 +53,12 @@ def drive(rules: Rules, lines: Iterable[tuple[int, Event]], *, finish: bool = Tr
             if isinstance(ev, Press):
                 press_lines.setdefault((ev.t_us, ev.seat), line)
             timed.append((ev.t_us, line, ev))
+            logged_us = max(logged_us, ev.t_us)
         else:
             if isinstance(ev, Facts | Penalty) and rules.ROUNDS_FROM_CUES and ev.round > cues_seen:
                 raise ReplayError(line, f"round {ev.round} has no cue before this line "
                                         f"(cues so far: {cues_seen})")
-            judge.append((line, ev))
+            judge.append((line, logged_us, ev))
     timed.sort(key=lambda x: (x[0], x[1]))
     last_t = 0
     for t_us, line, ev in timed:
@@ -65,7 +71,7 @@ def drive(rules: Rules, lines: Iterable[tuple[int, Event]], *, finish: bool = Tr
     if finish:
         rules.finish()
     with rules.batch():  # the judge lines re-rule once, from the earliest round they name
-        for line, ev in judge:
+        for line, at_us, ev in judge:
             try:
                 if isinstance(ev, Facts | Penalty):
                     rules.check_round(ev.round)
@@ -74,7 +80,7 @@ def drive(rules: Rules, lines: Iterable[tuple[int, Event]], *, finish: bool = Tr
                         raise RulesError(f"round {ev.round} is opened by the press on line "
                                          f"{press_lines[opener]}, after this line; a judge line "
                                          f"comes after the claim it judges")
-                rules.feed(ev)
+                rules.feed(ev, at_us)
             except RulesError as exc:
                 raise ReplayError(line, str(exc)) from None
     return last_t

@@ -293,6 +293,9 @@ class SpankThePig(Rules):
         rnd.limit_us = rnd.cue_us + self.options["window_ms"] * 1000
         if cut is not None:
             rnd.limit_us = min(rnd.limit_us, cut)
+        if self.end_us is not None:  # the game ended: a race open then closes there
+            rnd.early_to_us = min(rnd.early_to_us, self.end_us)
+            rnd.limit_us = max(rnd.cue_us, min(rnd.limit_us, self.end_us))
         rnd.early, found = self._firsts(rnd)
         rnd.close_us = rnd.limit_us
         self._settle(rnd, found)
@@ -448,8 +451,8 @@ class SpankThePig(Rules):
         elif rnd.number == self.regular_rounds:
             best = min(state.scores.values())
             leaders = [s for s in self.seats if state.scores[s] == best]
-            if len(leaders) == 1:
-                state.over, state.winners = True, (leaders[0],)
+            if len(leaders) == 1 or self.practice:  # a practice has no sudden death
+                state.over, state.winners = True, tuple(leaders)
             else:
                 state.benched |= set(self.seats) - set(leaders)  # only tied leaders play on
 
@@ -562,7 +565,7 @@ class SpankThePig(Rules):
 
     # -- reading the table ---------------------------------------------------------------------
 
-    def standings(self) -> Standings:
+    def table_standings(self) -> Standings:
         st = self.state
         if self.over:
             # the champion first; after a sudden death, a play-off's places: the other seats of
@@ -577,7 +580,7 @@ class SpankThePig(Rules):
         rows = self.rows(st.scores, key, st.knocked)
         return Standings(self.over, rows, st.winners if self.over else ())
 
-    def status(self) -> Status:
+    def table_status(self) -> Status:
         awaiting = self.awaiting[min(self.awaiting)] if self.awaiting else None
         open_rounds = self._open_rounds(reading=True)
         return Status(
@@ -587,6 +590,13 @@ class SpankThePig(Rules):
             awaiting=awaiting,
             over=self.over,
         )
+
+    def contenders(self, st: Standings) -> list[str]:
+        """Ended in sudden death: the seats still in it (the others were out of the running)."""
+        if len(self.rounds) >= self.regular_rounds and self.state.benched:
+            return [s for s in self.seats
+                    if s not in self.state.knocked and s not in self.state.benched]
+        return super().contenders(st)
 
     @property
     def over(self) -> bool:

@@ -108,6 +108,25 @@ class TurnRules(RederivedRules):
         """When the turn's race is decided (by default the window's end)."""
         return turn.window_end_us
 
+    def flip(self, turn: Turn, table: Pile) -> None:
+        """The turn's card goes onto the table before the turn is ruled (by default: onto the
+        centre pile)."""
+        table.pile += 1
+
+    def decided(self, table: Pile) -> bool:
+        """Whether the table as it stands ends the game before the deck is used up (one seat
+        holds every card...); the turns of cues after it are not played."""
+        return False
+
+    def penalize(self, number: int, table: Pile) -> list[Ruling]:
+        """The judge's penalties of turn `number`, as rulings, and `table` updated (by default:
+        cards added to the seat's score)."""
+        penalties = self.penalty_rulings(number)
+        for penalty in penalties:
+            assert penalty.seat is not None
+            table.scores[penalty.seat] += penalty.delta
+        return penalties
+
     @abstractmethod
     def rule(self, turn: Turn, table: Pile) -> list[Ruling | Awaiting]:
         """A closed turn's rulings (and what the judge is asked); its card is on `table`'s pile
@@ -167,6 +186,8 @@ class TurnRules(RederivedRules):
             self.state.copy() if kept else self.new_pile())
         window_us = int(self.options["window_ms"]) * 1000
         for i in range(first, len(self.cues)):
+            if kept and kept[-1].closed and self.decided(table):
+                break  # the game is over: the cues after it are ignored
             cue = self.cues[i]
             assert cue.seat is not None
             turn = Turn(i + 1, cue.t_us, cue.seat, table.copy())
@@ -174,18 +195,22 @@ class TurnRules(RederivedRules):
             turn.window_end_us = cue.t_us + window_us
             if nxt is not None:
                 turn.window_end_us = min(turn.window_end_us, nxt)
+            if self.end_us is not None:  # the game ended: a race open then closes there
+                turn.window_end_us = min(turn.window_end_us, self.end_us)
+                nxt = self.end_us if nxt is None else min(nxt, self.end_us)
             turn.taps = self.counted(turn, self._firsts(cue.t_us, turn.window_end_us))
             turn.close_us = self.close_at(turn)
             if turn.number < self.deck():
                 turn.gap = self._firsts(turn.window_end_us, nxt)
             turn.closed = self.finished or turn.close_us <= self.now_us
-            table.pile += 1  # the card is on the pile, ruled or not
+            self.flip(turn, table)  # the card is on the table, ruled or not
             if turn.closed:
                 turn.outputs = self._ruled(turn, table)
             kept.append(turn)
         self.rounds = kept
         self.state = table
-        self.over = (len(kept) == self.deck() and kept[-1].closed
+        self.over = (bool(kept) and (len(kept) == self.deck() or self.decided(table))
+                     and kept[-1].closed
                      and not any(isinstance(o, Awaiting) for r in kept for o in r.outputs))
 
     def _ruled(self, turn: Turn, table: Pile) -> list[Ruling | Awaiting]:
@@ -193,10 +218,7 @@ class TurnRules(RederivedRules):
         if self.facts_for(turn.number).get("void"):
             return []
         out = self.rule(turn, table)
-        penalties = self.penalty_rulings(turn.number)
-        for penalty in penalties:
-            assert penalty.seat is not None
-            table.scores[penalty.seat] += penalty.delta
+        penalties = self.penalize(turn.number, table)
         return [*(o for o in out if isinstance(o, Ruling)), *penalties,
                 *(o for o in out if isinstance(o, Awaiting))]
 

@@ -23,7 +23,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from msgspec import UNSET, Struct
 
 from referee.config import ConfigError, SeatConfig, build_seats, clean_text
-from referee.events import Facts, Penalty, Undo
+from referee.events import Facts, Penalty
 from referee.rules.declare import RulesError
 from referee.rules.registry import games, rules_for
 from referee.scoreboard import bodies
@@ -243,7 +243,7 @@ def _simple(name: str, action: Callable[[], Response]) -> None:
     api.add_url_rule(f"/{name}", view_func=needs_pin(view), methods=["POST"])
 
 
-_simple("undo", lambda: table_after("feed", event=Undo()))
+_simple("undo", lambda: table_after("undo"))
 _simple("pause", lambda: table_after("pause"))
 _simple("resume", lambda: table_after("resume"))
 _simple("start", lambda: table_after("start"))

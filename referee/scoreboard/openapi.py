@@ -159,11 +159,13 @@ def openapi_document() -> dict[str, Any]:
                           "403": _err("NotTheBox"), "404": _err("NotFound")}}},
         "/api/facts": _action("Give or correct a round's facts", body="Facts"),
         "/api/penalty": _action("A judge's penalty with a reason", body="Penalty"),
-        "/api/undo": _action("Revert the latest judge action"),
+        "/api/undo": _action("Revert the latest change to the score: the latest judge action "
+                             "is withdrawn, or a round ruled from presses alone is voided"),
         "/api/pause": _action("Pause: no new rounds"),
         "/api/resume": _action("Resume after a count-in"),
         "/api/start": _action("Start play from the Ready step (a count-in first)"),
-        "/api/end": _action("End the game now"),
+        "/api/end": _action("End the game now: an end line is written (a race open now closes "
+                            "now); the leaders are the (co-)champions once no question is open"),
         "/api/next-round": _action("Start the next round now"),
         "/api/standings": _action("Say the standings aloud", ok="StandingsLine"),
         "/api/new-game": _action("Start a new game with these seats and options", body="NewGame"),

@@ -361,10 +361,9 @@ class Store:
         except OSError as exc:
             raise StoreError(f"database {str(self.path)!r}: {exc.strerror}; check the path and "
                              f"its permissions") from None
+        if free_bytes(self.path.parent) < MIN_FREE_BYTES:  # say so now, not mid-round, and
+            raise StorageFull(f"database {str(self.path)!r}: {FULL_MESSAGE}")  # write nothing
         self.writer = WriterLock(self.path)  # before anything is written
-        if free_bytes(self.path.parent) < MIN_FREE_BYTES:  # say so now, not mid-round
-            self.writer.release()
-            raise StorageFull(f"database {str(self.path)!r}: {FULL_MESSAGE}")
         try:
             self.conn = connect(self.path)
         except BaseException:
@@ -423,7 +422,7 @@ class Store:
         game_id = self._write(
             "INSERT INTO games (game, seats, options, practice, created) VALUES (?, ?, ?, ?, ?)",
             (start.game, json.dumps(list(start.seats)), json.dumps(dict(start.options)),
-             int(practice), created),
+             int(practice or start.practice), created),
             durable=True,
         )
         if self.demo:
@@ -499,7 +498,7 @@ def games(conn: sqlite3.Connection, *, include_practice: bool = False) -> list[d
 
 
 def game_start(row: dict[str, Any]) -> GameStart:
-    return GameStart(row["game"], tuple(row["seats"]), row["options"])
+    return GameStart(row["game"], tuple(row["seats"]), row["options"], bool(row["practice"]))
 
 
 def events(conn: sqlite3.Connection, game_id: int) -> Iterator[Event]:

@@ -19,6 +19,7 @@ import msgspec
 from referee.events import (
     Awaiting,
     Cue,
+    End,
     Event,
     Facts,
     GameStart,
@@ -53,7 +54,7 @@ class LoggedEvent:
 
 _LINE = msgspec.json.Decoder(Event)
 _TAGS: dict[str, type[Event]] = {
-    str(cls.__struct_config__.tag): cls for cls in (GameStart, Cue, Press, Facts, Penalty, Undo)
+    str(cls.__struct_config__.tag): cls for cls in (GameStart, Cue, Press, Facts, Penalty, Undo, End)
 }
 _SHAPE_FIELDS = frozenset({"type", "round"})  # a facts line's own fields; the rest are facts
 
@@ -118,6 +119,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
     if isinstance(event, Facts):  # the values are the line's own fields
         return {"type": "facts", "round": event.round, **event.values}
     out: dict[str, Any] = msgspec.to_builtins(event)
+    if isinstance(event, GameStart) and not event.practice:
+        del out["practice"]  # said only of a practice game
     return out
 
 
@@ -158,7 +161,8 @@ def new_rules(start: GameStart, overrides: Mapping[str, Any] | None = None) -> R
         return registry_rules(start)
     cls = rules_for(start.game)
     given = options_from_text(cls.known_options(), overrides, start.game)
-    return registry_rules(GameStart(start.game, start.seats, {**start.options, **given}))
+    return registry_rules(GameStart(start.game, start.seats, {**start.options, **given},
+                                    start.practice))
 
 
 def replay(lines: Iterable[str], overrides: Mapping[str, Any] | None = None) -> Replay:

@@ -97,7 +97,8 @@ class PrintAnnouncer:
         return self._busy_until
 
     def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
-                   *, reasons: Sequence[str] = ()) -> None:
+                   *, reasons: Sequence[str] = (),
+                   first: Sequence[tuple[str, dict[str, Any]]] = ()) -> None:
         pass  # printing needs nothing ready
 
     def describe(self) -> str:

@@ -60,6 +60,7 @@ ENGLISH: dict[str, list[str]] = {
     "unclear": ["{Reason}. Nobody loses."],  # {Reason}: the ruling's, capitalised
     # a correction says what changed, seat by seat ({changes}: "Dev, one point; Ben, ...")
     "correction": ["Correction, round {round}: {changes}."],
+    "voided": ["Round {round} voided."],  # UNDO voided a round ruled from presses alone
     "change": ["{seat}, {count_words}"],  # one seat's change in a correction
     # the judge ({question}: the judge_<fact> phrases of the facts asked, else the game's own)
     # (the pages ask the very same question: `question_text`)

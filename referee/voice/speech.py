@@ -11,26 +11,28 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import io
 import shutil
 import sys
+import tempfile
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
+import numpy.typing as npt
 
-from referee.voice import phrases
+from referee.voice import phrases, sentence
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.audio import (
     Clip,
     RecordingSink,
     Scheduled,
     Sink,
-    frame_levels_db,
     output_devices,
     premix,
     write_wav,
@@ -55,6 +57,24 @@ __all__ = [
 
 
 @dataclass(frozen=True)
+class Held:
+    """A clip as the voice keeps it in memory: 16-bit samples at the output rate (half of
+    float32's bytes), turned back into a `Clip` when it is said."""
+
+    pcm: npt.NDArray[np.int16]
+    samplerate: int
+    onset: int
+
+    @classmethod
+    def of(cls, clip: Clip) -> Held:
+        pcm = np.clip(np.round(clip.samples * 32768.0), -32768, 32767).astype(np.int16)
+        return cls(pcm, clip.samplerate, clip.onset)
+
+    def clip(self) -> Clip:
+        return Clip((self.pcm * (1 / 32768.0)).astype(np.float32), self.samplerate, self.onset)
+
+
+@dataclass(frozen=True)
 class CueRecord:
     """A cadence as scheduled: its words, output frame of the buffer, go-word frame, cue time."""
 
@@ -65,11 +85,19 @@ class CueRecord:
 
 
 class SpeechAnnouncer:
-    """`Announcer` with real speech: warm clips are scheduled at once, cold ones by a worker."""
+    """`Announcer` with real speech: warm clips are scheduled at once, cold ones by a worker.
+
+    Held in memory (16-bit): the words of the game's calls (said on the beat: a cue is promised
+    when the call is made) and what `warm` is asked for; every other phrase of the table is
+    rendered into the disk cache ahead of time (`warm_table`) and read from it when said (a
+    few milliseconds, on the worker), the latest `RECENT` kept. On a cold cache the calls'
+    words come first: the voice is not quiet (`quiet_at`, which the first call waits for) until
+    they are ready; the rest renders behind play."""
 
     COLD_ORIGIN_S = 0.15  # room left for a beat's leading silence when its clip is not yet known
     COLD_LEAD_S = 0.4  # how far ahead a cadence with unrendered beats is placed
     RECENT = 64  # how many rendered-on-demand phrases (rulings) stay in memory
+    REST_S = 60.0  # the render child (pyttsx3's 42 MB, Piper's 190 MB) is closed after this idle
 
     def __init__(
         self,
@@ -85,8 +113,9 @@ class SpeechAnnouncer:
         self.out = out if out is not None else sys.stdout
         self.cues: deque[CueRecord] = deque(maxlen=256)  # the latest cadences, for checks
         self.book = phrases.NO_GAME  # the game's own words (`learn`)
-        self._pinned: dict[str, Clip] = {}
-        self._recent: OrderedDict[str, Clip] = OrderedDict()
+        self._pinned: dict[str, Held] = {}
+        self._recent: OrderedDict[str, Held] = OrderedDict()
+        self._needed = 0  # the calls' words still being rendered (`quiet_at` waits for them)
         self._lock = threading.Lock()
         self._reserved = 0  # the voice is promised up to here to a cadence still being rendered
         self._calls_cut = 0  # how many times the calls were cut (a late cadence then is dropped)
@@ -152,8 +181,8 @@ class SpeechAnnouncer:
 
     def say_parts(self, parts: Sequence[str], *, interrupt: bool = False,
                   label: str | None = None) -> Scheduled | None:
-        """Say a phrase made of pre-rendered pieces as one clip (the pieces' edge silences
-        trimmed to a short natural gap), shown as `label` (default: the pieces). The joining
+        """Say a phrase made of pre-rendered pieces as one clip, heard as one sentence
+        (`referee.voice.sentence`), shown as `label` (default: the pieces). The joining
         (milliseconds on a Zero 2 W) is done by the speech worker, never on the caller's (the
         engine's) thread."""
         label = " ".join(parts) if label is None else label
@@ -199,14 +228,14 @@ class SpeechAnnouncer:
     def quiet_at(self) -> int | None:
         """The engine-clock time the last phrase given so far ends (None: still rendering)."""
         with self._lock:
-            if self._pending_says or self._reserved:
+            if self._pending_says or self._reserved or self._needed:
                 return None
             return self.sink.frame_to_us(self.sink.mixer.last_end)
 
     def describe(self) -> str:
         o = self.renderer.options
         return (
-            f"speech: {self.sink.describe()}; voice {o.voice_name} at {o.rate} words/min, "
+            f"speech: {self.sink.describe()}; voice {self.renderer.voice} at {o.rate} words/min, "
             f"rendered by {self.renderer.engine} (espeak-ng {espeak_version()}), "
             f"cache {self.renderer.dir}"
         )
@@ -236,19 +265,43 @@ class SpeechAnnouncer:
                 self._submit(1, lambda said=said: self._pin(said))  # type: ignore[misc]
 
     def warm_table(self, seats: Sequence[str], said: Sequence[tuple[str, dict[str, Any]]] = (),
-                   *, wait: bool = False, reasons: Sequence[str] = ()) -> None:
-        """Render every phrase this table can say ahead of time (see `phrases.table_lines`),
+                   *, wait: bool = False, reasons: Sequence[str] = (),
+                   first: Sequence[tuple[str, dict[str, Any]]] = ()) -> None:
+        """Get every phrase this table can say ahead of time ready (see `phrases.table_lines`),
         then every ruling piece (margins, counts, each seat with each reason its game declares),
         so that on a slow Pi no ruling waits for the speech engine (benchmarks/bench_speech.py
-        measures it)."""
-        self.warm([line.text for line in phrases.table_lines(seats, self.language, said,
-                                                             book=self.book)], wait=wait)
+        measures it). First, held, the words of the game's calls for these seats and the phrases
+        said `first` (the deal): the voice is not quiet (`quiet_at`, which the first call waits
+        for) until they are; then the table's phrases and the ruling pieces into the disk cache
+        only, behind play.
+        `wait`: all of it now, all held (tests and benchmarks)."""
+        lines = [line.text for line in phrases.table_lines(seats, self.language, said,
+                                                           book=self.book)]
         pieces = phrases.prerender_texts(seats, self.language, reasons, book=self.book)
         if wait:
-            self.warm(pieces, wait=True)
-        else:
-            for text in pieces:  # after the table's own phrases (priority 2)
-                self._submit(2, lambda text=text: self._pin(text))  # type: ignore[misc]
+            self.warm([*lines, *pieces], wait=True)
+            return
+        calls = list(dict.fromkeys(
+            beat for call in self.book.calls
+            for seat in (seats if phrases.names_a_seat(call, self.book) else [""])
+            for beat in phrases.words(call, {"seat": seat}, self.language, book=self.book)))
+        calls += [text for key, params in first
+                  for text in phrases.segments(key, params, self.language, book=self.book)]
+        needed = [text for text in dict.fromkeys(calls) if self._loaded(text) is None]
+        with self._lock:
+            self._needed += len(needed)
+        for beat in needed:
+            self._submit(0, lambda beat=beat: self._pin_needed(beat))  # type: ignore[misc]
+        for text in (*lines, *pieces):  # the table's phrases (1), then the ruling pieces (2)
+            if text not in calls:
+                self._submit(1 if text in lines else 2,
+                             lambda text=text: self.renderer.ensure(text))  # type: ignore[misc]
+
+    def held(self) -> dict[str, Held]:
+        """What the voice holds in memory now (the calls' words, what it was asked to warm,
+        the latest phrases said)."""
+        with self._lock:
+            return {**self._pinned, **self._recent}
 
     def idle(self, timeout: float = 10.0) -> bool:
         """Wait until no rendering job is queued or running (tests, benchmarks, shutdown)."""
@@ -276,15 +329,22 @@ class SpeechAnnouncer:
 
     def _loaded(self, said: str) -> Clip | None:
         with self._lock:
-            clip = self._pinned.get(said) or self._recent.get(said)
-            if clip is not None and said in self._recent:
+            held = self._pinned.get(said) or self._recent.get(said)
+            if held is not None and said in self._recent:
                 self._recent.move_to_end(said)
-            return clip
+        return None if held is None else held.clip()
 
     def _pin(self, said: str) -> None:
-        clip = self.renderer.clip(said).at_rate(self.sink.samplerate)
+        held = Held.of(self.renderer.clip(said).at_rate(self.sink.samplerate))
         with self._lock:
-            self._pinned[said] = clip
+            self._pinned[said] = held
+
+    def _pin_needed(self, said: str) -> None:
+        try:
+            self._pin(said)
+        finally:
+            with self._lock:
+                self._needed -= 1
 
     def _fetch(self, said: str) -> Clip:
         found = self._loaded(said)
@@ -292,7 +352,7 @@ class SpeechAnnouncer:
             return found
         clip = self.renderer.clip(said).at_rate(self.sink.samplerate)
         with self._lock:
-            self._recent[said] = clip
+            self._recent[said] = Held.of(clip)
             while len(self._recent) > self.RECENT:
                 self._recent.popitem(last=False)
         return clip
@@ -309,7 +369,7 @@ class SpeechAnnouncer:
     def _late_parts(self, parts: list[str], label: str, generation: int) -> None:
         """Render what is missing of a phrase (one piece, or several joined), then place it."""
         try:
-            clip = _join([self._fetch(p) for p in parts])
+            clip = sentence.join([self._fetch(p) for p in parts], sentence.tight(parts))
         except SpeechError as exc:
             print(f"speech: {exc}", file=sys.stderr, flush=True)
             print("  » " + label, file=self.out, flush=True)
@@ -347,9 +407,17 @@ class SpeechAnnouncer:
         while True:
             with self._cond:
                 while not self._jobs and not self._closed:
-                    self._cond.wait()
+                    if not self._cond.wait(self.REST_S):
+                        break
                 if self._closed:
                     return
+                if not self._jobs:  # nothing to render for a while: the child's memory back
+                    self._cond.release()
+                    try:
+                        self.renderer.rest()
+                    finally:
+                        self._cond.acquire()
+                    continue
                 _, _, job = heapq.heappop(self._jobs)
                 self._running += 1
             try:
@@ -364,34 +432,6 @@ class SpeechAnnouncer:
 
 # ------------------------------------------------------------------------------------------------
 # Wiring, render-all, doctor, command line
-
-
-GAP_S = 0.06  # between the pieces of a phrase said in pieces
-
-
-def _join(clips: Sequence[Clip]) -> Clip:
-    """Pieces of one phrase as one clip: each piece from just before its speech onset to just
-    after its last loud frame, GAP_S apart."""
-    if len(clips) == 1:
-        return clips[0]
-    rate = clips[0].samplerate
-    lead, tail, gap = round(0.01 * rate), round(0.03 * rate), round(GAP_S * rate)
-    parts = []
-    for i, clip in enumerate(clips):
-        start = 0 if i == 0 else max(0, clip.onset - lead)
-        end = len(clip.samples) if i == len(clips) - 1 else min(len(clip.samples),
-                                                                _speech_end(clip) + tail)
-        parts.append(clip.samples[start:end])
-        if i < len(clips) - 1:
-            parts.append(np.zeros(gap, dtype=np.float32))
-    return Clip(np.concatenate(parts).astype(np.float32), rate, clips[0].onset)
-
-
-def _speech_end(clip: Clip) -> int:
-    levels = frame_levels_db(clip.samples, clip.samplerate)
-    loud = np.nonzero(levels >= max(float(levels.max()) - 45.0, -65.0))[0]
-    win = max(1, round(clip.samplerate / 1000))
-    return (int(loud[-1]) + 1) * win if len(loud) else len(clip.samples)
 
 
 def startup_texts(language: str = "en", books: Sequence[phrases.Phrasebook] = ()) -> list[str]:
@@ -480,15 +520,20 @@ def render_all(
                                  for s in seats]
                 else:
                     cadences.append((call, call, {}, book))
+        seen: dict[str, str] = {}  # games that share a call (the same words): one file
         for name, key, params, book in cadences:
+            said = phrases.text(key, params, opts.language, book=book)
+            if seen.get(name) == said:
+                continue
+            name = name if name not in seen else f"{name}.{len(seen)}"  # other words, same key
+            seen[name] = said
             clips = renderer.clips(phrases.words(key, params, opts.language, book=book))
             mix = premix(clips, round(tempo_ms * clips[0].samplerate / 1000))
             target = out_dir / f"cadence.{name}.wav"
             write_wav(target, mix.samples, clips[0].samplerate)
             written.append(target)
             go_ms = mix.go * 1000 / clips[0].samplerate
-            index.append(f"{target.name}\t{go_ms:.1f}\t"
-                         f"{phrases.text(key, params, opts.language, book=book)}")
+            index.append(f"{target.name}\t{go_ms:.1f}\t{said}")
     finally:
         renderer.close()
     (out_dir / "phrases.tsv").write_text("file\tonset_ms\ttext\n" + "\n".join(index) + "\n")
@@ -503,6 +548,8 @@ def doctor_lines(options: SpeechOptions | Mapping[str, Any] | None = None) -> li
     lines.append((version != "missing", f"espeak-ng: {version}" if version != "missing"
                   else "espeak-ng: missing; install it (apt install espeak-ng)"))
     lines.append((pyttsx3_version() != "missing", f"pyttsx3: {pyttsx3_version()}"))
+    if opts.piper:
+        lines.append(piper_line(opts))
     devices = output_devices()
     if devices:
         lines.append((True, f"audio output: sound device via PortAudio ({devices[0]})"))
@@ -514,9 +561,29 @@ def doctor_lines(options: SpeechOptions | Mapping[str, Any] | None = None) -> li
     return lines
 
 
+def piper_line(options: SpeechOptions) -> tuple[bool, str]:
+    """Whether the Piper voice asked for speaks: one phrase rendered with it into a scratch
+    cache (a model that is missing or broken is named, with the espeak-ng fallback and the fix)."""
+    with tempfile.TemporaryDirectory(prefix="referee-piper-") as scratch:
+        log = io.StringIO()
+        renderer = Renderer(replace(options, cache_dir=Path(scratch)), log=log)
+        try:
+            renderer.clip(phrases.text("count_in", None, options.language))
+        except SpeechError as exc:
+            log.write(f"speech: {exc}\n")
+        finally:
+            renderer.close()
+    if renderer.engine == "piper" and renderer.model is not None:
+        return True, f"voice: Piper {renderer.model.name} ({renderer.model.path})"
+    said = " ".join(log.getvalue().split()).removeprefix("speech: ")
+    return False, (f"voice: {said} (fix the model or fetch it again: hardware/install.sh "
+                   f"--voice NAME; or remove voice from [speech])")
+
+
 def speech_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="referee speech", description="the referee's voice")
-    parser.add_argument("--voice", help="espeak-ng voice (default: the language's)")
+    parser.add_argument("--voice", help="espeak-ng voice (default: the language's), piper (the "
+                        "language's Piper voice) or piper:/path/to/voice.onnx")
     parser.add_argument("--rate", type=int, help="words per minute (default 175)")
     parser.add_argument("--volume", type=float, help="0.1-1.0 (default 1.0)")
     parser.add_argument("--language", default="en",

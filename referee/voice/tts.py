@@ -1,11 +1,15 @@
-"""Turning text into checked speech clips: pyttsx3 in a child process, espeak-ng as the fallback.
+"""Turning text into checked speech clips: Piper or pyttsx3 in a child process, espeak-ng last.
 
+`[speech] voice = "piper"` (or "piper:/path/to/voice.onnx") renders with Piper, a natural voice
+(`referee.voice.piper_voice`), in the same child process and with the same checks; a missing or
+failing Piper model is said once in the log and the table speaks with pyttsx3 from then on.
 pyttsx3 (espeak-ng underneath) runs in a child process, one phrase per `save_to_file` +
 `runAndWait`, each answer awaited with a timeout; every file is checked (it exists, its length is
 plausible for the text, it is not silent, speech starts in it). If pyttsx3 fails in any way, the
 renderer says so once and runs `espeak-ng -w` itself from then on. Clips are cached on disk under a
-hash of (text, voice, rate, volume, language, pyttsx3 and espeak-ng versions) with their measured
-speech onset, so a restart renders nothing new.
+hash of (text, voice, rate, volume, language, pyttsx3 and espeak-ng versions; for Piper its
+model's name, size and time and Piper's version) with their measured speech onset, so a restart
+renders nothing new.
 """
 
 from __future__ import annotations
@@ -24,16 +28,17 @@ import sys
 import threading
 import time
 import wave
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee.voice import phrases
+from referee.voice import phrases, piper_voice
 from referee.voice.audio import Clip, find_onset, read_wav, speech_rms_db
 
 CACHE_FORMAT = 1
+FALLBACK_SAID = "speaking with espeak-ng"  # how a Piper notice ends (the doctor's voice line)
 LEVEL_FLOOR_DB = -50.0  # a clip quieter than this (speech part, dBFS) counts as silent
 
 
@@ -49,7 +54,9 @@ class SpeechError(RuntimeError):
 class SpeechOptions:
     """How the referee speaks and where clips are kept (config `[speech]`, CLI flags)."""
 
-    voice: str | None = None  # an espeak-ng voice ("en-us", "en+f3"); None: the language's voice
+    # an espeak-ng voice ("en-us", "en+f3"); None: the language's; "piper": the language's Piper
+    # voice; "piper:/path/to/voice.onnx" (or "piper:NAME" in a voices folder): that Piper voice
+    voice: str | None = None
     rate: int = 175  # words per minute
     volume: float = 1.0  # 0.1 .. 1.0
     language: str = "en"  # which phrase table
@@ -91,7 +98,15 @@ class SpeechOptions:
 
     @property
     def voice_name(self) -> str:
-        return self.voice or phrases.get_language(self.language).voice
+        """The espeak-ng voice (with Piper: the one it falls back to)."""
+        if self.voice is None or self.piper:
+            return phrases.get_language(self.language).voice
+        return self.voice
+
+    @property
+    def piper(self) -> bool:
+        """Whether a Piper voice is asked for (`voice = "piper..."`)."""
+        return piper_voice.is_piper(self.voice)
 
     @property
     def cache_path(self) -> Path:
@@ -140,8 +155,10 @@ def pyttsx3_version() -> str:
 # The render child (runs pyttsx3; speaks JSON lines on a private copy of stdout)
 
 
-def child_main() -> int:
-    """Entry of the render child: one request line in, one answer line out, until stdin closes."""
+def child_main(argv: list[str] | None = None) -> int:
+    """Entry of the render child: one request line in, one answer line out, until stdin closes.
+    `piper MODEL` as arguments: Piper with that model; none: pyttsx3."""
+    argv = sys.argv[2:] if argv is None else argv
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # pyttsx3 prints "Audio saved to ..."; keep that off the protocol
     sys.stdout = sys.stderr
@@ -149,6 +166,8 @@ def child_main() -> int:
     def answer(**reply: Any) -> None:
         proto.write(json.dumps(reply) + "\n")
 
+    if argv[:1] == ["piper"]:
+        return piper_voice.serve(argv[1], sys.stdin, answer)
     try:
         import pyttsx3
 
@@ -225,14 +244,15 @@ def _complete_wav(path: Path) -> bool:
 class _Child:
     """The render child process, driven one request at a time with a timeout per answer."""
 
-    def __init__(self, python: str, timeout_s: float) -> None:
+    def __init__(self, python: str, timeout_s: float, args: Sequence[str] = (),
+                 start_s: float = 20.0) -> None:
         boot = (
             "import sys; sys.path.insert(0, sys.argv[1]); "
             "from referee.voice.tts import child_main; raise SystemExit(child_main())"
         )
         root = str(Path(__file__).resolve().parents[2])
         self.proc = subprocess.Popen(
-            [python, "-c", boot, root],
+            [python, "-c", boot, root, *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -240,7 +260,7 @@ class _Child:
         )
         self._buffer = b""
         try:
-            self._read(timeout_s + 20.0)  # start-up: importing pyttsx3 is slow on a Pi
+            self._read(timeout_s + start_s)  # start-up: importing pyttsx3 is slow on a Pi
         except BaseException:
             self.close()
             raise
@@ -303,7 +323,11 @@ def check_clip(path: Path, text: str, rate: int) -> Clip:
 
 
 class Renderer:
-    """Text → checked `Clip`, from the disk cache or rendered (pyttsx3 child, else espeak-ng)."""
+    """Text → checked `Clip`, from the disk cache or rendered (Piper or pyttsx3 in the child,
+    else espeak-ng): each engine that fails hands over to the next, said once in the log."""
+
+    PIPER_START_S = 90.0  # loading a Piper model takes seconds on a Zero 2 W
+    PIPER_PHRASE_S = 60.0  # ... and a long phrase several: slow is not broken (a hang is)
 
     def __init__(self, options: SpeechOptions, *, log: TextIO | None = None) -> None:
         self.options = options
@@ -312,9 +336,41 @@ class Renderer:
         self.renders = 0  # phrases actually synthesised (not found in the cache)
         self.notices: list[str] = []
         self.engine = options.engine
+        self.model: piper_voice.PiperModel | None = None
         self._child: _Child | None = None
         self._lock = threading.Lock()
         self._versions = (pyttsx3_version(), espeak_version())
+        if options.piper:
+            self._choose_piper()
+
+    def _choose_piper(self) -> None:
+        """The Piper voice of `[speech] voice` for the options' language, or the fallback."""
+        try:
+            model = piper_voice.resolve(str(self.options.voice), self.options.language)
+        except piper_voice.PiperMissing as exc:
+            self.model = None
+            self._give_up(f"speech: {exc}; {FALLBACK_SAID}")
+            return
+        if model != self.model and self._child is not None:
+            self._child.close()  # another model: loaded afresh
+            self._child = None
+        self.model, self.engine = model, "piper"
+
+    def use_language(self, language: str) -> None:
+        """Speak `language` from now on: its phrase table, and its voice unless [speech] voice
+        names one (`SpeechOptions.voice_name`); with `voice = "piper"`, that language's Piper
+        voice (espeak-ng's, said once, when it has none)."""
+        with self._lock:
+            self.options = dataclasses.replace(self.options, language=language)
+            if self.options.piper and self.options.voice == piper_voice.PREFIX:
+                self._choose_piper()
+
+    @property
+    def voice(self) -> str:
+        """The voice in use, as said by doctor and describe ("Piper en_US-joe-medium")."""
+        if self.engine == "piper" and self.model is not None:
+            return f"Piper {self.model.name}"
+        return f"espeak-ng {self.options.voice_name}"
 
     def use_language(self, language: str) -> None:
         """Speak `language` from now on: its phrase table, and its voice unless [speech] voice
@@ -324,9 +380,13 @@ class Renderer:
 
     def key(self, text: str) -> str:
         o = self.options
-        blob = json.dumps(
-            [CACHE_FORMAT, text, o.voice_name, o.rate, o.volume, o.language, *self._versions]
-        )
+        if self.engine == "piper" and self.model is not None:
+            blob = json.dumps([CACHE_FORMAT, text, "piper", self.model.identity, o.rate, o.volume,
+                               o.language, piper_voice.version()])
+        else:
+            blob = json.dumps(
+                [CACHE_FORMAT, text, o.voice_name, o.rate, o.volume, o.language, *self._versions]
+            )
         return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
     def path(self, text: str) -> Path:
@@ -334,32 +394,54 @@ class Renderer:
 
     def clip(self, text: str) -> Clip:
         with self._lock:
-            wav = self.path(text)
-            meta = wav.with_suffix(".json")
-            if wav.exists() and meta.exists():
-                try:
-                    info = json.loads(meta.read_text())
-                    samples, samplerate = read_wav(wav)
-                    return Clip(samples, samplerate, int(info["onset"]))
-                except (OSError, ValueError, KeyError):
-                    pass  # a damaged entry is rendered again
-            self.dir.mkdir(parents=True, exist_ok=True)
-            clip = self._render(text, wav)
+            while True:  # once more when Piper failed: the key is espeak-ng's then
+                wav = self.path(text)
+                meta = wav.with_suffix(".json")
+                if wav.exists() and meta.exists():
+                    try:
+                        info = json.loads(meta.read_text())
+                        samples, samplerate = read_wav(wav)
+                        return Clip(samples, samplerate, int(info["onset"]))
+                    except (OSError, ValueError, KeyError):
+                        pass  # a damaged entry is rendered again
+                self.dir.mkdir(parents=True, exist_ok=True)
+                engine, voice = self.engine, self.voice
+                clip = self._render(text, wav)
+                if clip is not None:
+                    break
             meta.write_text(json.dumps({
                 "text": text, "onset": clip.onset, "samplerate": clip.samplerate,
-                "seconds": round(clip.seconds, 4), "engine": self.engine,
-                "voice": self.options.voice_name, "rate": self.options.rate,
-                "volume": self.options.volume, "language": self.options.language,
-                "pyttsx3": self._versions[0], "espeak_ng": self._versions[1],
+                "seconds": round(clip.seconds, 4), "engine": engine, "voice": voice,
+                "rate": self.options.rate, "volume": self.options.volume,
+                "language": self.options.language, "pyttsx3": self._versions[0],
+                "espeak_ng": self._versions[1], "piper": piper_voice.version(),
             }))
             return clip
+
+    def ensure(self, text: str) -> None:
+        """Have `text` in the disk cache (rendered if missing), without reading it."""
+        with self._lock:
+            wav = self.path(text)
+            if wav.exists() and wav.with_suffix(".json").exists():
+                return
+        self.clip(text)
 
     def clips(self, texts: Iterable[str]) -> list[Clip]:
         return [self.clip(t) for t in texts]
 
-    def _render(self, text: str, wav: Path) -> Clip:
+    def _render(self, text: str, wav: Path) -> Clip | None:
+        """The clip rendered into `wav`; None when Piper failed (the key has changed)."""
         tmp = wav.with_name(f".{wav.stem}.{os.getpid()}.{threading.get_ident()}.wav")
         try:
+            if self.engine == "piper":
+                try:
+                    clip = self._with_piper(text, tmp)
+                except (RuntimeError, ValueError, OSError) as exc:
+                    self._give_up(f"speech: the Piper voice failed ({exc}); {FALLBACK_SAID}")
+                    return None
+                self.renders += 1
+                os.replace(tmp, wav)
+                return clip
             if self.engine == "pyttsx3":
                 try:
                     clip = self._with_pyttsx3(text, tmp)
@@ -384,12 +466,26 @@ class Renderer:
         self._child.render(request, o.timeout_s)
         return check_clip(tmp, text, o.rate)
 
+    def _with_piper(self, text: str, tmp: Path) -> Clip:
+        o = self.options
+        assert self.model is not None
+        if self._child is None:
+            self._child = _Child(o.python, o.timeout_s, ["piper", str(self.model.path)],
+                                 start_s=self.PIPER_START_S)
+        self._child.render({"text": text, "path": str(tmp), "rate": o.rate, "volume": o.volume},
+                           max(o.timeout_s, self.PIPER_PHRASE_S))
+        return check_clip(tmp, text, o.rate)
+
     def _give_up_pyttsx3(self, reason: str) -> None:
+        self._give_up(f"speech: pyttsx3 failed ({reason}); rendering with espeak-ng directly",
+                      "espeak-ng")
+
+    def _give_up(self, notice: str, then: str | None = None) -> None:
+        """Hand over to the next engine (after Piper: the configured one), said once."""
         if self._child is not None:
             self._child.close()
             self._child = None
-        self.engine = "espeak-ng"
-        notice = f"speech: pyttsx3 failed ({reason}); rendering with espeak-ng directly"
+        self.engine = then or self.options.engine
         self.notices.append(notice)
         print(notice, file=self.log, flush=True)
 
@@ -416,6 +512,10 @@ class Renderer:
             return check_clip(tmp, text, o.rate)
         except ValueError as exc:
             raise SpeechError(f"espeak-ng: {exc}") from None
+
+    def rest(self) -> None:
+        """Close the render child while nothing is rendered (started again when needed)."""
+        self.close()
 
     def close(self) -> None:
         with self._lock:

@@ -111,6 +111,7 @@ const TR = (() => {
     const w = s.words || {};
     const pile = typeof w.pile === "number" ? " · " + _("pile {n} {unit}", {n: w.pile, unit: unitWord(s.unit, w.pile, w)}) : "";
     if (w.progress) return _("Flip {n} of {all}", {n: w.progress[0], all: w.progress[1]}) + pile;  // the game counts its cards
+    if (w.stacks) return (s.round ? _("Flip {n}", {n: s.round}) : _("First flip coming")) + pile;  // cards, no end in sight
     if (!s.round) return s.rounds ? n_("{n} round to play", "{n} rounds to play", s.rounds) : s.quiet ? _("Playing") : _("First round coming");
     if (s.phase === "over") return n_("Game over · {n} round played", "Game over · {n} rounds played", s.round);
     if (s.rounds && s.round > s.rounds) return _("Sudden death · round {n}", {n: s.round});

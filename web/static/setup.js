@@ -91,8 +91,11 @@
     const def = opt.default === null ? _("automatic") : shown(opt.default);
     const field = opt.kind === "number" && opt.unit
       ? el("span", {class: "with-unit"}, input, el("span", {class: "unit"}, opt.unit)) : input;
+    // the range the game declares (every way an option arrives is held to it)
+    const range = opt.kind === "number" ? _("{min} to {max}, ", {min: opt.min, max: shown(opt.max)}) : "";
     return el("label", {for: id}, opt.label, field,
-      el("span", {class: "hint"}, _("{help} (default {value})", {help: opt.help, value: def})));
+      el("span", {class: "hint", "data-range": opt.kind === "number" ? `${opt.min}-${opt.max}` : null},
+        _("{help} ({range}default {value})", {help: opt.help, range, value: def})));
   }
 
   function renderGame() {

@@ -87,6 +87,7 @@
           reaction !== undefined && !s.quiet ? el("span", {class: "react"}, ms(reaction)) : null,
           d ? el("span", {class: "delta " + deltaClass(s, d)}, (d > 0 ? "+" : "−") + Math.abs(d)) : null,
           row.out ? el("span", {class: "flag"}, _("out")) : null,
+          stackNote(s, seat, row),
           (s.phase === "ready" || s.phase === "over") && (s.ready || []).includes(seat)
             ? el("span", {class: "flag ready"}, _("ready ✓")) : null,
           s.turn === seat && s.phase !== "over" ? el("span", {class: "flag turn-flag"}, _("turn")) : null,
@@ -96,6 +97,16 @@
     seatsEl.replaceChildren(...tiles);
     for (const tile of tiles) if (flash.has(tile.dataset.seat)) tile.classList.add("hit");
     flash = new Set();
+  }
+
+  /* A seat's cards as the game declares its stacks: face down and face up, or none left. */
+  function stackNote(s, seat, row) {
+    const st = s.words && s.words.stacks;
+    if (!st || row.out) return null;
+    const down = st.down[seat] ?? 0;
+    const [downWord, upWord] = st.labels;
+    if (st.up) return el("span", {class: "stack"}, `${down} ${downWord} · ${st.up[seat] ?? 0} ${upWord}`);
+    return down ? null : el("span", {class: "flag none-left"}, _("none {what}", {what: downWord}));
   }
 
   function renderRuling(s) {

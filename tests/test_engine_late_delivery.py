@@ -32,7 +32,7 @@ from tests.delivery_pins import LGPIOFactory
 MS = 1000
 
 
-class SimTable:
+class LgpioTable:
     """Button box on lgpio-like pins, engine, rules and store on one simulated clock (µs)."""
 
     EPOCH_US = 1_000_000_000  # the engine clock when the simulation starts
@@ -72,7 +72,7 @@ class SimTable:
         self.at(t_us, pin.drive_low)
         self.at(t_us + hold_us, pin.drive_high)
 
-    def run(self, players: Callable[[SimTable], None], until_us: int) -> None:
+    def run(self, players: Callable[[LgpioTable], None], until_us: int) -> None:
         engine = self.engine
         while self.sim_us < until_us and not engine.rules.status().over:
             times = [self.sim_us + 50 * MS]
@@ -138,11 +138,11 @@ class CuedPlayers:
     def answer(self, need: tuple[str, ...], rng: random.Random) -> dict[str, Any]:
         raise NotImplementedError
 
-    def play_round(self, table: SimTable, rules: Any, cue: int) -> None:
+    def play_round(self, table: LgpioTable, rules: Any, cue: int) -> None:
         raise NotImplementedError
 
     @staticmethod
-    def race(table: SimTable, seats: list[str], cue: int, window: int, kind: str,
+    def race(table: LgpioTable, seats: list[str], cue: int, window: int, kind: str,
              lo_ms: int, hi_ms: int) -> None:
         """Everyone presses, the last two around the tie threshold ("all"); some do ("some");
         all but one do and the last one a hair before the window's end ("edge"); or nobody."""
@@ -160,7 +160,7 @@ class CuedPlayers:
                 table.press(cue + rng.randint(lo_ms, hi_ms) * MS, seat)
             table.press(cue + window - rng.choice([100, 400, 900, 1500]), seats[-1])
 
-    def __call__(self, table: SimTable) -> None:
+    def __call__(self, table: LgpioTable) -> None:
         engine = table.engine
         status = engine.rules.status()
         if status.awaiting is not None and status.awaiting.round not in self.judged:
@@ -182,7 +182,7 @@ class SpankPlayers(CuedPlayers):
             values["doubles"] = rng.choice([[], ["cow"]])
         return values
 
-    def play_round(self, table: SimTable, rules: Any, cue: int) -> None:
+    def play_round(self, table: LgpioTable, rules: Any, cue: int) -> None:
         rng = table.rng
         seats = list(rules.active_seats())
         rng.shuffle(seats)
@@ -204,7 +204,7 @@ class PigPlayers:
         self.window_us = window_ms * MS
         self.next_claim = 500 * MS
 
-    def __call__(self, table: SimTable) -> None:
+    def __call__(self, table: LgpioTable) -> None:
         engine, rng = table.engine, table.rng
         assert engine is not None
         if table.sim_us < self.next_claim:
@@ -225,7 +225,7 @@ class PigsTailPlayers(CuedPlayers):
     def answer(self, need: tuple[str, ...], rng: random.Random) -> dict[str, Any]:
         return {"match": rng.random() < 0.5}
 
-    def play_round(self, table: SimTable, rules: Any, cue: int) -> None:
+    def play_round(self, table: LgpioTable, rules: Any, cue: int) -> None:
         rng = table.rng
         seats = list(rules.seats)
         rng.shuffle(seats)
@@ -234,7 +234,7 @@ class PigsTailPlayers(CuedPlayers):
                   100, 500)
 
 
-GAMES: dict[str, tuple[list[str], dict[str, Any], Callable[[], Callable[[SimTable], None]]]] = {
+GAMES: dict[str, tuple[list[str], dict[str, Any], Callable[[], Callable[[LgpioTable], None]]]] = {
     "spank-the-pig": (["Blue", "Red", "Green"],
                       {"deck": 24, "tempo_ms": 100, "pause_ms": 150, "window_ms": 700,
                        "doubles": "buttons"}, SpankPlayers),
@@ -246,9 +246,9 @@ GAMES: dict[str, tuple[list[str], dict[str, Any], Callable[[], Callable[[SimTabl
 }
 
 
-def play(tmp_path: Path, game: str, seed: int, delivery_us: int | None = None) -> SimTable:
+def play(tmp_path: Path, game: str, seed: int, delivery_us: int | None = None) -> LgpioTable:
     seats, options, players = GAMES[game]
-    table = SimTable(tmp_path / f"{game}-{seed}-{delivery_us}.db", game, seats, options,
+    table = LgpioTable(tmp_path / f"{game}-{seed}-{delivery_us}.db", game, seats, options,
                      seed=seed, delivery_us=delivery_us)
     table.run(players(), until_us=120_000 * MS)
     return table

@@ -24,9 +24,8 @@ from referee.events import Facts
 from referee.scoreboard.app import create_app
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import ENGLISH
+from tests.harness import Sim, register_game
 from tests.made_up_game import SnapGrab
-from tests.sim import Sim
-from tests.support import register_game
 
 SEATS = ["Ann", "Bob", "Cy"]
 OPTIONS = {"cards": "5", "strikes": "1", "window_ms": "1000", "turn_ms": "1500",

@@ -30,16 +30,9 @@ from referee.events import Awaiting, Facts, Reason, Ruling
 from referee.rules.declare import Fact
 from referee.scoreboard.app import serve_in_thread
 from referee.store.tablelog import LogError, replay
+from tests.harness import close_table, end_window, register_game
 from tests.made_up_game import Beep, BeepRound, FirstAfterTheBeep
-from tests.support import (
-    ROOT,
-    assert_refused_in_one_line,
-    close_table,
-    end_window,
-    export,
-    register_game,
-    run_referee,
-)
+from tests.support import ROOT, assert_refused_in_one_line, export, run_referee
 
 PIN = "2468"
 SEATS = ["Ann", "Bob", "Cy"]

@@ -21,8 +21,7 @@ from referee.store.database import connect, export_lines
 from referee.store.tablelog import replay
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import text
-from tests.sim import Sim
-from tests.support import close_table, typed
+from tests.harness import Sim, close_table, typed
 
 
 class Watcher:
@@ -92,7 +91,7 @@ OPTIONS = {"deck": "9", "tempo_ms": "100", "pause_ms": "60", "window_ms": "600",
 
 
 def test_a_whole_game_live_then_replayed_gives_the_same_rulings(sim: Callable[..., Sim]) -> None:
-    """Three rounds on the simulated clock (tests/sim.py), the judge at the keypad and the panel."""
+    """Three rounds on the simulated clock (tests/harness.py), the judge at the keypad and the panel."""
     s = sim(options=OPTIONS, auto=True)
     engine = s.engine
     assert engine is not None

@@ -22,21 +22,14 @@ from referee.scoreboard.pin import (
     TRUSTED_S,
     PinGuard,
 )
+from tests.harness import SimClock
 
 PIN = "2468"
 WRONG = "1111"
 US = 1e-6  # one microsecond, in the guard's seconds
 
 
-class Clock:
-    def __init__(self, now: float = 1000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def guard_at(clock: Clock, **kw: float) -> PinGuard:
+def guard_at(clock: SimClock, **kw: float) -> PinGuard:
     """The per-address lock and the table-wide budget alone (`fresh=0`: no first-try allowance,
     so every guess meets the budget); the networks' first tries have their own tests below."""
     return PinGuard(lambda: PIN, clock=clock, **{"fresh": 0, **kw})  # type: ignore[arg-type]
@@ -51,7 +44,7 @@ def wrongs(guard: PinGuard, address: str, n: int) -> list[int]:
 
 @pytest.mark.parametrize(("tries", "locked"), [(MAX_TRIES - 1, False), (MAX_TRIES, True)])
 def test_an_address_is_locked_after_exactly_max_tries_wrong_pins(tries: int, locked: bool) -> None:
-    guard = guard_at(Clock())
+    guard = guard_at(SimClock.in_seconds())
     assert wrongs(guard, "10.0.0.1", tries) == [401] * tries
     status, wait = guard.check("10.0.0.1", PIN)  # even the right PIN, once locked
     assert (status, wait) == ((429, LOCK_S) if locked else (0, 0.0))
@@ -60,10 +53,10 @@ def test_an_address_is_locked_after_exactly_max_tries_wrong_pins(tries: int, loc
 
 @pytest.mark.parametrize(("after", "status"), [(LOCK_S - US, 429), (LOCK_S, 0), (LOCK_S + US, 0)])
 def test_a_lock_runs_out_after_exactly_lock_s(after: float, status: int) -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock)
     wrongs(guard, "10.0.0.1", MAX_TRIES)
-    clock.now += after
+    clock.advance(s=after)
     got, wait = guard.check("10.0.0.1", PIN)
     assert got == status
     if status == 429:
@@ -71,22 +64,22 @@ def test_a_lock_runs_out_after_exactly_lock_s(after: float, status: int) -> None
 
 
 def test_the_lock_length_is_the_guards_own() -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock, max_tries=2, lock_s=5.0)
     assert wrongs(guard, "a", 2) == [401, 401]
-    clock.now += 5.0 - US
+    clock.advance(s=5.0 - US)
     assert guard.check("a", PIN)[0] == 429
-    clock.now += US
+    clock.advance(s=US)
     assert guard.check("a", PIN)[0] == 0
 
 
 def test_a_lock_that_has_run_out_starts_the_count_afresh() -> None:
     """After the lock, the address has MAX_TRIES wrong PINs again (not one: the old count is
     gone), and the fifth locks it again for a whole LOCK_S."""
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock)
     wrongs(guard, "10.0.0.1", MAX_TRIES)
-    clock.now += LOCK_S
+    clock.advance(s=LOCK_S)
     assert wrongs(guard, "10.0.0.1", MAX_TRIES - 1) == [401] * (MAX_TRIES - 1)
     assert guard.check("10.0.0.1", PIN) == (0, 0.0)  # not locked yet
     assert wrongs(guard, "10.0.0.1", MAX_TRIES) == [401] * MAX_TRIES
@@ -96,19 +89,19 @@ def test_a_lock_that_has_run_out_starts_the_count_afresh() -> None:
 def test_the_right_pin_resets_the_wrong_count_before_any_lock() -> None:
     """MAX_TRIES - 1 wrong PINs, the right one, MAX_TRIES - 1 wrong again: never locked (a judge
     who mistypes now and then is never shut out); without the right PIN between, it is."""
-    guard = guard_at(Clock())
+    guard = guard_at(SimClock.in_seconds())
     assert wrongs(guard, "judge", MAX_TRIES - 1) == [401] * (MAX_TRIES - 1)
     assert guard.check("judge", PIN) == (0, 0.0)
     assert wrongs(guard, "judge", MAX_TRIES - 1) == [401] * (MAX_TRIES - 1)
     assert guard.check("judge", PIN) == (0, 0.0)
     # the sibling: the same wrong PINs with no right one between lock the address
-    other = guard_at(Clock())
+    other = guard_at(SimClock.in_seconds())
     wrongs(other, "judge", 2 * (MAX_TRIES - 1))
     assert other.check("judge", PIN)[0] == 429
 
 
 def test_a_missing_pin_is_refused_but_is_no_wrong_try() -> None:
-    guard = guard_at(Clock())
+    guard = guard_at(SimClock.in_seconds())
     for given in (None, "") * MAX_TRIES:
         assert guard.check("10.0.0.1", given) == (401, 0.0)
     assert guard.wrong_total == 0
@@ -123,7 +116,7 @@ def test_the_whole_table_may_give_exactly_free_wrong_wrong_pins_at_once(
         guesses: int, held: bool) -> None:
     """One wrong PIN from each of many addresses (no address lock trips): the table's budget
     is FREE_WRONG; once it is spent even a stranger with the right PIN waits its turn."""
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock)
     assert [guard.check(f"10.1.0.{i}", WRONG)[0] for i in range(guesses)] == [401] * guesses
     status, wait = guard.check("10.2.0.1", PIN)
@@ -137,10 +130,10 @@ def test_the_whole_table_may_give_exactly_free_wrong_wrong_pins_at_once(
 
 @pytest.mark.parametrize(("after", "status"), [(REFILL_S - US, 429), (REFILL_S, 401)])
 def test_the_budget_refills_one_wrong_pin_every_refill_s(after: float, status: int) -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock)
     [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]
-    clock.now += after
+    clock.advance(s=after)
     got, wait = guard.check("10.3.0.1", WRONG)
     assert got == status
     if status == 429:
@@ -149,20 +142,20 @@ def test_the_budget_refills_one_wrong_pin_every_refill_s(after: float, status: i
 
 
 def test_the_budget_never_refills_beyond_free_wrong() -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock)
-    clock.now += 100 * REFILL_S  # a long quiet night
+    clock.advance(s=100 * REFILL_S)  # a long quiet night
     got = [guard.check(f"10.1.0.{i}", WRONG)[0] for i in range(FREE_WRONG + 1)]
     assert got == [401] * FREE_WRONG + [429]
 
 
 def test_the_budget_is_the_guards_own_setting() -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock, free_wrong=3, refill_s=2.0)
     assert [guard.check(f"a{i}", WRONG)[0] for i in range(4)] == [401, 401, 401, 429]
-    clock.now += 2.0 - US
+    clock.advance(s=2.0 - US)
     assert guard.check("b", WRONG)[0] == 429
-    clock.now += US
+    clock.advance(s=US)
     assert guard.check("b", WRONG)[0] == 401
 
 
@@ -170,15 +163,15 @@ def test_the_budget_is_the_guards_own_setting() -> None:
 def test_the_judges_address_is_trusted_for_exactly_trusted_s(after: float, trusted: bool) -> None:
     """An address that gave the right PIN is not held up by strangers' guessing, nor spends the
     table's budget with a typo, for TRUSTED_S."""
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock)
     assert guard.check("judge", PIN) == (0, 0.0)
-    clock.now += after
+    clock.advance(s=after)
     [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]  # the budget is spent
     assert (guard.check("judge", PIN)[0] == 0) is trusted
     if trusted:
         assert guard.check("judge", WRONG)[0] == 401  # a typo: refused, but no budget spent
-        clock.now += REFILL_S
+        clock.advance(s=REFILL_S)
         assert guard.check("10.4.0.1", WRONG)[0] == 401  # the refill is still there
 
 
@@ -188,22 +181,22 @@ def test_the_judges_address_is_trusted_for_exactly_trusted_s(after: float, trust
 @pytest.mark.parametrize(("after", "shown"), [(ALERT_S - US, True), (ALERT_S, False)])
 def test_the_alert_shows_for_exactly_alert_s_after_the_budget_ran_out(
         after: float, shown: bool) -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock)
     [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]
     text = guard.alert()
     assert f"({FREE_WRONG} wrong PINs so far)" in text and "guessing the table PIN" in text
-    clock.now += after
+    clock.advance(s=after)
     assert (guard.alert() != "") is shown
 
 
 def test_a_guess_while_held_keeps_the_alert_up() -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock)
     [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]
-    clock.now += REFILL_S / 2
+    clock.advance(s=REFILL_S / 2)
     assert guard.check("10.5.0.1", WRONG)[0] == 429  # held: the alert runs from now
-    clock.now += ALERT_S - US
+    clock.advance(s=ALERT_S - US)
     assert guard.alert() != ""
 
 
@@ -215,7 +208,7 @@ def test_a_flood_of_addresses_never_forgets_a_locked_one_and_stays_bounded() -> 
     wrong PIN each: the guesser is still locked, and the guard remembers at most MAX_ADDRESSES."""
     from referee.scoreboard.pin import MAX_ADDRESSES
 
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock, free_wrong=10**9)  # no table-wide budget in the way here
     wrongs(guard, "guesser", MAX_TRIES)
     for i in range(MAX_ADDRESSES + 100):
@@ -231,7 +224,7 @@ def test_a_flood_of_addresses_never_forgets_a_locked_one_and_stays_bounded() -> 
 def test_with_every_remembered_address_locked_the_oldest_lock_makes_room() -> None:
     from referee.scoreboard.pin import MAX_ADDRESSES
 
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock, free_wrong=10**9, max_tries=1)  # one wrong PIN locks
     for i in range(MAX_ADDRESSES):
         guard.check(f"a{i}", WRONG)
@@ -244,11 +237,11 @@ def test_with_every_remembered_address_locked_the_oldest_lock_makes_room() -> No
 
 
 def test_run_out_locks_are_forgotten_first() -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock, free_wrong=10**9)
     wrongs(guard, "old", MAX_TRIES)
     wrongs(guard, "late", MAX_TRIES - 1)
-    clock.now += LOCK_S
+    clock.advance(s=LOCK_S)
     wrongs(guard, "new", 1)  # a new address: run-out locks are dropped, counts are kept
     assert "old" not in guard._tries
     assert wrongs(guard, "late", 1) == [401] and guard.check("late", PIN)[0] == 429
@@ -257,12 +250,12 @@ def test_run_out_locks_are_forgotten_first() -> None:
 def test_the_trusted_addresses_are_bounded_and_run_out_ones_make_room() -> None:
     from referee.scoreboard.pin import MAX_ADDRESSES
 
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock)
     for i in range(MAX_ADDRESSES + 10):
         assert guard.check(f"p{i}", PIN) == (0, 0.0)
         assert len(guard._trusted) <= MAX_ADDRESSES
-    clock.now += TRUSTED_S  # every one of them has run out exactly now
+    clock.advance(s=TRUSTED_S)  # every one of them has run out exactly now
     assert guard.check("judge", PIN) == (0, 0.0)
     [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]  # the budget is spent
     assert guard.check("judge", PIN) == (0, 0.0)  # the judge was trusted: room was made
@@ -271,7 +264,7 @@ def test_the_trusted_addresses_are_bounded_and_run_out_ones_make_room() -> None:
 def test_a_guard_whose_clock_starts_at_zero() -> None:
     """An injected clock may start at 0 (a Pi's monotonic clock starts at boot): no alert is up
     and no stranger is trusted at the start."""
-    clock = Clock(0.0)
+    clock = SimClock.in_seconds(0.0)
     guard = guard_at(clock)
     assert guard.alert() == ""
     [guard.check(f"10.1.0.{i}", WRONG) for i in range(FREE_WRONG)]
@@ -279,7 +272,7 @@ def test_a_guard_whose_clock_starts_at_zero() -> None:
 
 
 def test_a_pin_that_cannot_be_encoded_is_just_wrong() -> None:
-    guard = guard_at(Clock())
+    guard = guard_at(SimClock.in_seconds())
     assert guard.check("10.0.0.1", "\ud800") == (401, 0.0)  # a lone surrogate: no exception
     assert guard.wrong_total == 1
 
@@ -287,7 +280,7 @@ def test_a_pin_that_cannot_be_encoded_is_just_wrong() -> None:
 # -- issue 24: first tries a guessing flood cannot starve --------------------------------------------
 
 
-def flooded(clock: Clock, network: str = "10.1.0", n: int = 200) -> PinGuard:
+def flooded(clock: SimClock, network: str = "10.1.0", n: int = 200) -> PinGuard:
     """A default guard after `n` wrong PINs, one from each address of one /24."""
     guard = PinGuard(lambda: PIN, clock=clock)
     for i in range(n):
@@ -296,7 +289,7 @@ def flooded(clock: Clock, network: str = "10.1.0", n: int = 200) -> PinGuard:
 
 
 def test_a_newcomer_from_another_network_is_checked_at_once_during_a_flood() -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = flooded(clock)
     assert guard.alert() != ""  # the flood is seen...
     assert guard.check("10.1.0.251", PIN)[0] == 429  # ...and its own network waits
@@ -306,7 +299,7 @@ def test_a_newcomer_from_another_network_is_checked_at_once_during_a_flood() -> 
 
 @pytest.mark.parametrize(("tries", "checked"), [(FRESH, True), (FRESH + 1, False)])
 def test_a_network_has_exactly_fresh_first_tries_at_once(tries: int, checked: bool) -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = PinGuard(lambda: PIN, clock=clock, free_wrong=0)  # the table-wide budget is spent
     got = [guard.check(f"10.1.0.{i + 1}", WRONG)[0] for i in range(tries - 1)]
     assert got == [401] * (tries - 1)
@@ -315,16 +308,16 @@ def test_a_network_has_exactly_fresh_first_tries_at_once(tries: int, checked: bo
 
 @pytest.mark.parametrize(("after", "checked"), [(FRESH_REFILL_S - US, False), (FRESH_REFILL_S, True)])
 def test_a_networks_first_tries_refill_one_every_fresh_refill_s(after: float, checked: bool) -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = PinGuard(lambda: PIN, clock=clock, free_wrong=0)
     [guard.check(f"10.1.0.{i + 1}", WRONG) for i in range(FRESH)]
-    clock.now += after
+    clock.advance(s=after)
     assert (guard.check("10.1.0.250", PIN)[0] == 0) is checked
 
 
 @pytest.mark.parametrize(("wrong", "checked"), [(FIRST_TRIES - 1, True), (FIRST_TRIES, False)])
 def test_an_address_has_exactly_first_tries_first_tries(wrong: int, checked: bool) -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = PinGuard(lambda: PIN, clock=clock, free_wrong=0)
     assert wrongs(guard, "10.1.0.1", wrong) == [401] * wrong
     assert (guard.check("10.1.0.1", PIN)[0] == 0) is checked
@@ -332,14 +325,14 @@ def test_an_address_has_exactly_first_tries_first_tries(wrong: int, checked: boo
 
 @pytest.mark.parametrize("box", ["127.0.0.1", "::1", "::ffff:127.0.0.1"])
 def test_the_box_itself_is_never_held_or_locked(box: str) -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = flooded(clock)
     assert wrongs(guard, box, 3 * MAX_TRIES) == [401] * (3 * MAX_TRIES)
     assert guard.check(box, PIN) == (0, 0.0)
 
 
 def test_other_loopback_addresses_are_guests() -> None:
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = guard_at(clock)
     assert wrongs(guard, "127.0.5.1", MAX_TRIES + 1)[-1] == 429
 
@@ -348,7 +341,7 @@ def test_all_networks_together_have_fresh_total_first_tries() -> None:
     """An attacker who can send from many networks gains FRESH_TOTAL first tries, no more."""
     from referee.scoreboard.pin import FRESH_TOTAL
 
-    clock = Clock()
+    clock = SimClock.in_seconds()
     guard = PinGuard(lambda: PIN, clock=clock, free_wrong=0)
     got = [guard.check(f"10.{i // 250}.{i % 250}.1", WRONG)[0] for i in range(FRESH_TOTAL + 20)]
     assert got == [401] * FRESH_TOTAL + [429] * 20

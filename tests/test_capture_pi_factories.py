@@ -14,7 +14,7 @@ import pytest
 from referee.capture.gpio import ButtonBox, CaptureError, edge_timing
 from referee.config import default_config
 from referee.events import Press
-from tests.pinfactories import LGPIOFactory, PiGPIOFactory, RPiGPIOFactory, SimClock
+from tests.pinfactories import LGPIOFactory, PiGPIOFactory, RPiGPIOFactory, pi_clock
 
 BLUE, RED = 4, 17
 
@@ -30,7 +30,7 @@ def presses(events):
 
 @pytest.mark.parametrize("width_us", [5, 20, 50, 120, 250, 500])
 def test_spikes_of_5_to_500_us_are_not_presses_on_lgpio(width_us):
-    factory, events = LGPIOFactory(SimClock(), poll_phase_us=137), []
+    factory, events = LGPIOFactory(pi_clock(), poll_phase_us=137), []
     box = box_on(factory, events)
     try:
         t0 = factory.clock.now() + 10_000
@@ -45,7 +45,7 @@ def test_spikes_of_5_to_500_us_are_not_presses_on_lgpio(width_us):
 
 def test_without_the_filter_a_50_us_spike_was_a_slap():
     """The defect: accepting the first falling edge with no minimum low time."""
-    factory, events = LGPIOFactory(SimClock()), []
+    factory, events = LGPIOFactory(pi_clock()), []
     box = box_on(factory, events, confirm_us=0)
     try:
         t0 = factory.clock.now() + 10_000
@@ -57,7 +57,7 @@ def test_without_the_filter_a_50_us_spike_was_a_slap():
 
 
 def test_a_bouncing_press_keeps_its_first_edge_time_to_the_microsecond():
-    factory, events = LGPIOFactory(SimClock(), poll_phase_us=311), []
+    factory, events = LGPIOFactory(pi_clock(), poll_phase_us=311), []
     box = box_on(factory, events)
     try:
         t0 = factory.clock.now() + 7_777
@@ -76,7 +76,7 @@ def test_a_bouncing_press_keeps_its_first_edge_time_to_the_microsecond():
 def test_a_spike_before_a_press_does_not_steal_its_time():
     """A spike a debounce or more before the press is a burst of its own, refused as a glitch:
     the press keeps its own first edge."""
-    factory, events = LGPIOFactory(SimClock()), []
+    factory, events = LGPIOFactory(pi_clock()), []
     box = box_on(factory, events)
     try:
         t0 = factory.clock.now() + 10_000
@@ -94,7 +94,7 @@ def test_a_contact_open_for_a_millisecond_or_more_in_its_make_bounce_keeps_the_f
     refuses the pending press), closes again and stays: one press, at t0 -- not at the later
     contact, 1.5 ms (more than tie_us) late. Inside the debounce it is one burst; the low
     again must itself last confirm_us, so two glitches never make a press."""
-    factory, events = LGPIOFactory(SimClock(), poll_phase_us=137), []
+    factory, events = LGPIOFactory(pi_clock(), poll_phase_us=137), []
     box = box_on(factory, events)
     try:
         t0 = factory.clock.now() + 10_000
@@ -115,7 +115,7 @@ def test_a_contact_open_for_a_millisecond_or_more_in_its_make_bounce_keeps_the_f
 
 
 def test_lgpio_presses_arrive_late_and_the_box_says_how_late():
-    factory, events = LGPIOFactory(SimClock()), []
+    factory, events = LGPIOFactory(pi_clock()), []
     arrived = {}
     box = ButtonBox(default_config(["Blue", "Red"], doubles=False),
                     lambda e: (events.append(e), arrived.setdefault(e, factory.clock.now())),
@@ -133,7 +133,7 @@ def test_lgpio_presses_arrive_late_and_the_box_says_how_late():
 
 
 def test_confirmation_threshold_is_configurable():
-    factory, events = LGPIOFactory(SimClock()), []
+    factory, events = LGPIOFactory(pi_clock()), []
     box = box_on(factory, events, confirm_us=3000)
     try:
         t0 = factory.clock.now() + 5_000
@@ -145,13 +145,13 @@ def test_confirmation_threshold_is_configurable():
 
 
 def test_rpi_gpio_without_edge_times_is_refused():
-    factory = RPiGPIOFactory(SimClock())
+    factory = RPiGPIOFactory(pi_clock())
     with pytest.raises(CaptureError, match="RPiGPIOFactory gives no edge times.*untimed_edges"):
         box_on(factory, [])
 
 
 def test_rpi_gpio_opted_in_stamps_presses_when_python_ran():
-    factory, events = RPiGPIOFactory(SimClock(), latency_us=900), []
+    factory, events = RPiGPIOFactory(pi_clock(), latency_us=900), []
     box = box_on(factory, events, untimed_ok=True)
     try:
         t0 = factory.clock.now() + 5_000
@@ -165,7 +165,7 @@ def test_rpi_gpio_opted_in_stamps_presses_when_python_ran():
 
 
 def test_pigpio_ticks_wrapping_after_71_6_minutes_keep_press_times_exact():
-    clock = SimClock()
+    clock = pi_clock()
     # The daemon's counter is 5 minutes from wrapping when the box starts.
     factory = PiGPIOFactory(clock, tick_offset=(1 << 32) - 300_000_000 - clock.now())
     events = []
@@ -208,7 +208,7 @@ def test_referee_buttons_reports_idle_noise_and_bounce_per_button():
     from referee.cli.buttons import Button, Report
 
     blue, red = Button("Blue", "slap", BLUE), Button("Red", "slap", RED)
-    factory, events = LGPIOFactory(SimClock()), []
+    factory, events = LGPIOFactory(pi_clock()), []
     box = box_on(factory, events)
     try:
         t0 = factory.clock.now() + 5_000
@@ -240,7 +240,7 @@ def test_the_table_refuses_rpi_gpio_unless_allowed_and_then_every_page_says_so(t
 
     config = default_config(["Blue", "Red"], doubles=False)
     previous = Device.pin_factory
-    Device.pin_factory = factory = RPiGPIOFactory(SimClock())
+    Device.pin_factory = factory = RPiGPIOFactory(pi_clock())
     try:
         with pytest.raises(HardwareError, match="RPiGPIOFactory gives no edge times"):
             Table(config, db=tmp_path / "a.db", announcer=PrintAnnouncer(io.StringIO()))

@@ -1,7 +1,7 @@
 """Faults at the buttons: bouncing contacts, a jammed button, a seat mashing at 50 Hz, stray pins,
 presses while the referee talks. gpiozero's MockFactory with edge ticks injected by the test
-(TickPin, tests/conftest.py) and an engine on a simulated clock (tests/sim.py), so a minute of
-mashing takes a second. docs/reliability.md lists the figures (`pytest -s tests/test_button_faults.py`).
+(TickPin) and an engine on a simulated clock (tests/harness.py), so a minute of
+mashing takes a second. docs/reliability.md lists the figures (`pytest -s tests/test_capture_faults.py`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,8 @@ from referee.cli.table import Table
 from referee.clock import now_us
 from referee.config import default_config
 from referee.voice.announce import PrintAnnouncer
-from tests.conftest import TickPin
-from tests.sim import BLUE, GREEN, RED, SIM_OPTIONS, Sim
-from tests.support import figure, typed
+from tests.harness import BLUE, GREEN, RED, SIM_OPTIONS, Sim, TickPin, typed
+from tests.support import figure
 
 
 def burst(start_ms: float, gaps_ms: list[float], end_level: bool) -> list[tuple[float, bool]]:

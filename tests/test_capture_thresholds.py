@@ -234,9 +234,9 @@ def test_the_glitch_filter_waits_for_the_factorys_delivery(
     """A poll decides only from edges at least the factory's delivery delay old (an lgpio box
     polled at edge + confirm_us + 4.999 ms must not confirm: the end of the spike may still be on
     its way)."""
-    from tests.pinfactories import LGPIOFactory, SimClock
+    from tests.pinfactories import LGPIOFactory, pi_clock
 
-    clock = SimClock()
+    clock = pi_clock()
     factory = LGPIOFactory(clock)
     got: list[object] = []
     box = ButtonBox(default_config(["Blue", "Red"]), got.append, factory=factory,

@@ -1,6 +1,7 @@
 """The judge's keypad as the engine decides it, on the simulated clock (issue 17, points 1 and 3).
 
-UNDO reaches back exactly one round (the current or the previous one) and no further; YES and NO
+UNDO reaches back exactly one round (the current or the previous one) and no further (what it
+reverts, a judge action or a round ruled from presses alone, tests/test_undo_live.py); YES and NO
 answer the question the current round asks with the game's own yes and no values; with nothing
 asked, NO pauses and YES starts play again. Each case has its sibling on the other side of the
 rule, so a keypad that undid one round too far, or answered the wrong way round, is seen.
@@ -13,7 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from referee.events import Penalty
-from tests.sim import Sim
+from tests.harness import Sim
 
 SEATS = ["Blue", "Red", "Green"]
 OPTIONS = {"deck": "72", "tempo_ms": "100", "window_ms": "1000", "doubles": "off",
@@ -50,7 +51,7 @@ def test_keypad_undo_reaches_back_exactly_one_round(
     penalised = play_round(s, ["Blue", "Red", "Green"])
     s.command("feed", event=Penalty(penalised, "Blue", 1, "slapped the hippo"))
     for _ in range(rounds_after):
-        play_round(s, ["Blue", "Red", "Green"])
+        play_round(s, [])  # a clean round: no score changed, nothing of it to undo
     before = len(engine.rules.judge_log)
     key(s, "undo")
     assert ("nothing_to_undo" in said(s)) is not undone
@@ -59,9 +60,9 @@ def test_keypad_undo_reaches_back_exactly_one_round(
     assert len(engine.rules.judge_log) == before - (1 if undone else 0)
 
 
-def test_keypad_undo_with_no_judge_action_says_so(sim: Callable[..., Sim]) -> None:
+def test_keypad_undo_with_nothing_that_changed_the_score_says_so(sim: Callable[..., Sim]) -> None:
     s = sim(SEATS, OPTIONS)
-    play_round(s, ["Blue", "Red", "Green"])
+    play_round(s, [])  # nobody slapped: no pig, a clean round
     key(s, "undo")
     assert said(s)[-1] == "nothing_to_undo"
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,8 +25,8 @@ from referee.scoreboard.app import create_app
 from referee.store.database import export_lines
 from referee.voice.audio import RecordingSink, speech_rms_db
 from referee.voice.speech import Renderer, SpeechAnnouncer, SpeechOptions
+from tests.harness import SimClock, register_game, settle
 from tests.made_up_game import FirstAfterTheBeep
-from tests.support import register_game
 
 SEATS = ("Ann", "Bob", "Cy")
 PIN = "2468"
@@ -39,22 +38,6 @@ MS = 1000  # µs
 def beep_game(monkeypatch: pytest.MonkeyPatch) -> type[FirstAfterTheBeep]:
     register_game(monkeypatch, FirstAfterTheBeep)  # its phrases come with it: nothing to add
     return FirstAfterTheBeep
-
-
-class SimClock:
-    """The engine's and the recording sink's clock; only the test moves it."""
-
-    def __init__(self, t_us: int) -> None:
-        self.t_us = t_us
-        self.lock = threading.Lock()
-
-    def __call__(self) -> int:
-        with self.lock:
-            return self.t_us
-
-    def to(self, t_us: int) -> None:
-        with self.lock:
-            self.t_us = max(self.t_us, t_us)
 
 
 class Run:
@@ -89,13 +72,7 @@ class Run:
         # the engine acts on the new time before answering (a second "snapshot" could be taken
         # from the queue in the same turn as the first, before that turn's step), and until it
         # has nothing more to do now: one step is one decision (a cue, then a window's close)
-        for _ in range(20):
-            self.engine.command("step")
-            wake = self.engine.command("wake")
-            if wake is None or wake > self.clock():
-                break
-        snap: dict[str, Any] = self.engine.command("snapshot")
-        return snap
+        return settle(self.engine, self.clock)
 
     def call(self) -> int:
         """Let time run until the next call's go-word has sounded; its cue time."""

@@ -5,13 +5,13 @@ resume, sudden death → champion; shorter evenings for Pig and Pig's Tail.
 It runs on mocked pins (gpiozero MockFactory, edges at chosen ticks), real espeak-ng speech played
 by the recording sink, a real SQLite file and — for the Spank evening — the real scoreboard in
 headless Chromium following the table through its event stream. Time is simulated
-(`tests/simtable.py`), so the same script gives the same table log, and the test asserts what the
+(`tests/harness.py`), so the same script gives the same table log, and the test asserts what the
 recording sink was given to say, in order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from referee.events import Facts, Penalty
-from tests.simtable import SimTable
+from tests.harness import SimTable
 
 SEATS = ["Blue", "Red", "Green"]
 SPANK = {"deck": "15", "tempo_ms": "200", "pause_ms": "300", "window_ms": "800",
@@ -34,12 +34,9 @@ def cache(speech_cache: Path) -> Path:
 
 
 @pytest.fixture
-def sim(tmp_path: Path, mock_factory: MockFactory, cache: Path) -> Iterator[SimTable]:
-    table = SimTable(tmp_path / "night.db", mock_factory, SEATS, cache)
-    try:
-        yield table
-    finally:
-        table.close()
+def sim(tmp_path: Path, sim_table: Callable[..., SimTable], cache: Path) -> Iterator[SimTable]:
+    table = sim_table(SEATS, cache)
+    yield table
 
 
 class Page:
@@ -134,10 +131,13 @@ def spank_evening(sim: SimTable, page: Page | None = None,
         sim.until(lambda s, number=number: s["phase"] == "ruled" and s["round"] == number)
         if judged is not None:
             sim.engine.command("feed", event=judged)
-    sim.key("undo")  # "Nothing to undo"
+    sim.key("undo")  # round 4, ruled from the presses alone, is the latest change: voided
+    sim.settle()
+    sim.key("undo")  # that void was a judge action: UNDO again restores round 4
+    sim.settle()
     sim.engine.command("feed", event=Penalty(4, "Blue", 1, "slapped the hippo"))
     sim.settle()
-    sim.key("undo")  # round 4 is the current round: undone
+    sim.key("undo")  # the penalty is the latest change now: withdrawn
     # hold-to-pause: Green holds the slap button 2 s; nothing is called while paused
     sim.press("Green", hold_ms=2100)
     marks["paused"], marks["still_paused"] = held(sim, page, "paused", "#phase", "Paused", 10_000)
@@ -179,7 +179,8 @@ EXPECTED = [
     "Correction, round 1: Green, one whammy.",
     "Green: last to spank the pigs by 30 milliseconds. Two whammies.",
     CADENCE, f"Blue: {R30}", "Last round!",
-    "Nothing to undo.",  # keypad UNDO cannot reach round 1 from round 4
+    # keypad UNDO: round 4 was ruled from the presses alone, so it is voided; UNDO again restores
+    "Round 4 voided.", f"Blue: {R30}",
     # the judge's penalty in the current round is said as a ruling; the keypad UNDO takes it back
     "Blue: slapped the hippo. One whammy.", "Correction, round 4: Blue, one off the whammy pile.",
     "Paused. Press your slap button to go on.",  # Green held the slap button for 2 s
@@ -262,10 +263,10 @@ def check_evening(said: list[str], marks: dict[str, Any]) -> None:
     assert CADENCE not in said[marks["asked"]:marks["answered"]]
     assert CADENCE not in said[marks["paused"]:marks["still_paused"]]
     assert "Paused. Press your slap button to go on." in said
-    # the correction of round 1 is said, the keypad UNDO of round 1 is refused aloud
+    # the correction of round 1 is said; the keypad UNDO voided round 4, restored it, then took
+    # the round-4 penalty back
     assert any(s.startswith("Correction, round 1:") for s in said)
-    # (the keypad UNDO refused first, then the one that took the round-4 penalty back)
-    assert said.index("Nothing to undo.") < said.index("Correction, round 4: Blue, one off the whammy pile.")
+    assert said.index("Round 4 voided.") < said.index("Correction, round 4: Blue, one off the whammy pile.")
     # the end: each end-of-game phrase exactly once, after sudden death
     assert [s for s in said if s.startswith("Game over.")] == [said[-4]]
     assert said[-3] == "Blue is the champion!" and said.count("Blue is the champion!") == 1
@@ -302,123 +303,114 @@ def ready_all(sim: SimTable, seats: list[str]) -> None:
 
 
 def test_a_pig_evening_with_three_lives_ends_with_co_winners(
-        tmp_path: Path, mock_factory: MockFactory, cache: Path) -> None:
-    sim = SimTable(tmp_path / "pig.db", mock_factory, SEATS, cache)
-    try:
-        sim.start("pig", {"lives": "3", "window_ms": "2000", "pause_ms": "300"})
-        ready_all(sim, SEATS)
-        sim.until(lambda s: "Pass!" in sim.said())  # ready opens the passing
-        for i in range(3):  # Blue claims, Red follows, Green is caught napping: P, I, G
-            sim.wait(1000)
-            sim.press("Blue")
-            sim.wait(100)
-            sim.press("Red")
-            sim.wait(2500)
-            if i == 0:  # a break from the judge panel; Green's press resumes the passing
-                sim.engine.command("pause")
-                sim.wait(5000)
-                sim.press("Green")
-                sim.until(lambda s: sim.said().count("Pass!") == 2)  # after the count-in
-        sim.until(lambda s: s["phase"] == "over")
-        sim.wait(20_000)
-        said = sim.said()
-        print("\nFIGURE pig evening phrases:\n  " + "\n  ".join(said))
-        lost = "Green: last to touch the nose. One life lost."
-        assert said == [
-            "Use the aces, twos and threes: one set of four per player. Deal four cards to each "
-            "player.", "Four of a kind? Quietly touch your nose.",
-            "Press your slap button when you're ready.", "Here we go.",
-            "Pass!",  # ready opens the passing; no cadence after it
-            lost, "Green takes the letter P.",
-            "Paused. Press your slap button to go on.", "Here we go.", "Pass!",
-            lost, "Green takes the letter I.", lost,  # the third life ends the game
-            "Game over. Blue, zero lives lost. Red, zero lives lost. Green, three lives lost.",
-            "Blue and Red are co-champions!",  # said once, however long the table waits
-            # then the next game's deal and its one Ready step
-            "Use the aces, twos and threes: one set of four per player. Deal four cards to each "
-            "player.", "Four of a kind? Quietly touch your nose.",
-            "Press your slap button when you're ready."]
-        snap = sim.engine.command("snapshot")
-        assert snap["winners"] == ["Blue", "Red"] and snap["phase"] == "over"
-        presses = [line for line in sim.log() if '"type": "press"' in line]
-        assert len(presses) == 6 and "Green" not in "".join(presses)  # ready, resume: no claims
-    finally:
-        sim.close()
+        tmp_path: Path, sim_table: Callable[..., SimTable], cache: Path) -> None:
+    sim = sim_table(SEATS, cache)
+    sim.start("pig", {"lives": "3", "window_ms": "2000", "pause_ms": "300"})
+    ready_all(sim, SEATS)
+    sim.until(lambda s: "Pass!" in sim.said())  # ready opens the passing
+    for i in range(3):  # Blue claims, Red follows, Green is caught napping: P, I, G
+        sim.wait(1000)
+        sim.press("Blue")
+        sim.wait(100)
+        sim.press("Red")
+        sim.wait(2500)
+        if i == 0:  # a break from the judge panel; Green's press resumes the passing
+            sim.engine.command("pause")
+            sim.wait(5000)
+            sim.press("Green")
+            sim.until(lambda s: sim.said().count("Pass!") == 2)  # after the count-in
+    sim.until(lambda s: s["phase"] == "over")
+    sim.wait(20_000)
+    said = sim.said()
+    print("\nFIGURE pig evening phrases:\n  " + "\n  ".join(said))
+    lost = "Green: last to touch the nose. One life lost."
+    assert said == [
+        "Use the aces, twos and threes: one set of four per player. Deal four cards to each "
+        "player.", "Four of a kind? Quietly touch your nose.",
+        "Press your slap button when you're ready.", "Here we go.",
+        "Pass!",  # ready opens the passing; no cadence after it
+        lost, "Green takes the letter P.",
+        "Paused. Press your slap button to go on.", "Here we go.", "Pass!",
+        lost, "Green takes the letter I.", lost,  # the third life ends the game
+        "Game over. Blue, zero lives lost. Red, zero lives lost. Green, three lives lost.",
+        "Blue and Red are co-champions!",  # said once, however long the table waits
+        # then the next game's deal and its one Ready step
+        "Use the aces, twos and threes: one set of four per player. Deal four cards to each "
+        "player.", "Four of a kind? Quietly touch your nose.",
+        "Press your slap button when you're ready."]
+    snap = sim.engine.command("snapshot")
+    assert snap["winners"] == ["Blue", "Red"] and snap["phase"] == "over"
+    presses = [line for line in sim.log() if '"type": "press"' in line]
+    assert len(presses) == 6 and "Green" not in "".join(presses)  # ready, resume: no claims
 
 
 @pytest.mark.parametrize("take", ["flipper", "slowest"])
 def test_a_pigs_tail_evening_flips_a_real_ring_to_the_end_and_never_pauses_itself(
-        tmp_path: Path, mock_factory: MockFactory, cache: Path, take: str) -> None:
+        tmp_path: Path, sim_table: Callable[..., SimTable], cache: Path, take: str) -> None:
     """52 flips of a shuffled ring, the table pressing exactly on the matches it sees: most flips
     are no match, and the table never pauses itself (before: after any 3 flips without a press,
     three times in one game)."""
     import random
 
-    from tests.test_quiet_odds import pigs_tail_game
+    from tests.test_games_quiet_odds import pigs_tail_game
 
     quiet = pigs_tail_game(random.Random(7))
     assert max(len(r) for r in "".join("q" if q else " " for q in quiet).split()) >= 5
     seats = ["Blue", "Red"]
-    sim = SimTable(tmp_path / "tail.db", mock_factory, seats, cache)
-    try:
-        sim.start("pigs-tail", {"take": take, "turn_ms": "600", "tempo_ms": "100",
-                                "window_ms": "300", "pause_ms": "200"})
-        ready_all(sim, seats)
-        for turn in range(1, 53):
-            before = sim.engine.rules.round_count()
-            sim.until(lambda s, before=before: s["phase"] in ("race", "paused")
-                      and (s["phase"] == "paused" or sim.engine.rules.round_count() > before))
-            assert sim.engine.command("snapshot")["phase"] == "race", turn
-            cue = sim.engine.last_cue_us
-            assert cue is not None
-            if not quiet[turn - 1]:  # a match: the table presses
-                if take == "flipper":
-                    sim.press(seats[(turn - 1) % 2], cue + 150_000)  # the flipper claims
-                else:
-                    sim.press("Blue", cue + 150_000)
-                    sim.press("Red", cue + 200_000)  # Red is slowest: takes the pile
-        sim.until(lambda s: s["phase"] == "over")
-        sim.wait(10_000)
-        said = sim.said()
-        assert not any("Paused" in s for s in said)
-        assert said[:3] == ["Shuffle all fifty-two cards and lay them face down in a ring.",
-                            "Press your slap button when you're ready.", "Here we go."]
-        assert said[3] == "Blue, … flip!"  # ready leads to the first flip call
-        assert sum(1 for s in said if s.endswith("flip!")) == 52
-        assert len([s for s in said if s.startswith("Game over.")]) == 1
-        end = said.index(next(s for s in said if s.startswith("Game over.")))
-        assert said[end + 1].endswith("the champion!") or said[end + 1].endswith("co-champions!")
-        # then the next game's deal and its Ready step, nothing else
-        assert said[end + 2:] == ["Shuffle all fifty-two cards and lay them face down in a ring.",
-                                  "Press your slap button when you're ready."]
-        takes = [s for s in said if "flipped a match" in s or "last to tap" in s]
-        assert len(takes) == quiet.count(False)
-    finally:
-        sim.close()
+    sim = sim_table(seats, cache)
+    sim.start("pigs-tail", {"take": take, "turn_ms": "600", "tempo_ms": "100",
+                            "window_ms": "300", "pause_ms": "200"})
+    ready_all(sim, seats)
+    for turn in range(1, 53):
+        before = sim.engine.rules.round_count()
+        sim.until(lambda s, before=before: s["phase"] in ("race", "paused")
+                  and (s["phase"] == "paused" or sim.engine.rules.round_count() > before))
+        assert sim.engine.command("snapshot")["phase"] == "race", turn
+        cue = sim.engine.last_cue_us
+        assert cue is not None
+        if not quiet[turn - 1]:  # a match: the table presses
+            if take == "flipper":
+                sim.press(seats[(turn - 1) % 2], cue + 150_000)  # the flipper claims
+            else:
+                sim.press("Blue", cue + 150_000)
+                sim.press("Red", cue + 200_000)  # Red is slowest: takes the pile
+    sim.until(lambda s: s["phase"] == "over")
+    sim.wait(10_000)
+    said = sim.said()
+    assert not any("Paused" in s for s in said)
+    assert said[:3] == ["Shuffle all fifty-two cards and lay them face down in a ring.",
+                        "Press your slap button when you're ready.", "Here we go."]
+    assert said[3] == "Blue, … flip!"  # ready leads to the first flip call
+    assert sum(1 for s in said if s.endswith("flip!")) == 52
+    assert len([s for s in said if s.startswith("Game over.")]) == 1
+    end = said.index(next(s for s in said if s.startswith("Game over.")))
+    assert said[end + 1].endswith("the champion!") or said[end + 1].endswith("co-champions!")
+    # then the next game's deal and its Ready step, nothing else
+    assert said[end + 2:] == ["Shuffle all fifty-two cards and lay them face down in a ring.",
+                              "Press your slap button when you're ready."]
+    takes = [s for s in said if "flipped a match" in s or "last to tap" in s]
+    assert len(takes) == quiet.count(False)
 
 
 def test_ready_to_the_first_cue_at_the_default_pace(
-        tmp_path: Path, mock_factory: MockFactory, cache: Path) -> None:
+        tmp_path: Path, sim_table: Callable[..., SimTable], cache: Path) -> None:
     """The closing figure: from the last seat's ready press to "PIG!" with every default."""
-    sim = SimTable(tmp_path / "pace.db", mock_factory, SEATS, cache, count_in_ms=1500)
-    try:
-        sim.start("spank-the-pig", {"doubles": "off"})
-        sim.wait(30_000)  # the cards are dealt (and the deal said) before anyone presses
-        for seat in SEATS:
-            sim.press(seat)
-        ready_at = sim.clock.t - 40_000  # the last press's edge (it was held 40 ms)
-        sim.until(lambda s: s["phase"] == "cadence")
-        cue = sim.engine.cue_us
-        assert cue is not None
-        rate = sim.sink.samplerate
-        count_in = next(r for r in sim.sink.records if r.label == "Here we go.")
-        cadence = next(r for r in sim.sink.records if r.label == CADENCE)
-        said_until = count_in.t_us + round(len(count_in.samples) * 1e6 / rate)
-        assert 1_500_000 <= cadence.t_us - said_until <= 1_510_000  # the count-in, after speech
-        print(f"\nFIGURE ready → first cue (defaults: count-in 1500 ms, tempo 500 ms): "
-              f"{(cue - ready_at) / 1000:.0f} ms = 'Here we go.' "
-              f"{(said_until - count_in.t_us) / 1000:.0f} ms + count-in 1500 ms + cadence to "
-              f"'PIG!' {(cue - cadence.t_us) / 1000:.0f} ms")
-        assert 2_500_000 <= cue - ready_at <= 4_500_000
-    finally:
-        sim.close()
+    sim = sim_table(SEATS, cache, count_in_ms=1500)
+    sim.start("spank-the-pig", {"doubles": "off"})
+    sim.wait(30_000)  # the cards are dealt (and the deal said) before anyone presses
+    for seat in SEATS:
+        sim.press(seat)
+    ready_at = sim.clock.t - 40_000  # the last press's edge (it was held 40 ms)
+    sim.until(lambda s: s["phase"] == "cadence")
+    cue = sim.engine.cue_us
+    assert cue is not None
+    rate = sim.sink.samplerate
+    count_in = next(r for r in sim.sink.records if r.label == "Here we go.")
+    cadence = next(r for r in sim.sink.records if r.label == CADENCE)
+    said_until = count_in.t_us + round(len(count_in.samples) * 1e6 / rate)
+    assert 1_500_000 <= cadence.t_us - said_until <= 1_510_000  # the count-in, after speech
+    print(f"\nFIGURE ready → first cue (defaults: count-in 1500 ms, tempo 500 ms): "
+          f"{(cue - ready_at) / 1000:.0f} ms = 'Here we go.' "
+          f"{(said_until - count_in.t_us) / 1000:.0f} ms + count-in 1500 ms + cadence to "
+          f"'PIG!' {(cue - cadence.t_us) / 1000:.0f} ms")
+    assert 2_500_000 <= cue - ready_at <= 4_500_000

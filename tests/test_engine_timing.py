@@ -1,6 +1,6 @@
 """The engine's own timing decisions at their thresholds, on a simulated clock (issue 17, point 1).
 
-The real `Engine` with its real rules, log and ButtonBox (tests/sim.py), moved one µs at a time
+The real `Engine` with its real rules, log and ButtonBox (tests/harness.py), moved one µs at a time
 around each boundary the engine itself decides: the delivery wait past a race's close (a press
 still on its way is in the ruling, one stamped at the close is not), the cue's instant, a game's
 own turn pace, the quiet-table pause (counted from the first round a table plays, a resumed table
@@ -17,7 +17,7 @@ import pytest
 from referee.capture.gpio import HOLD_US
 from referee.engine.loop import Engine, resume_game
 from referee.events import Awaiting, Ruling
-from tests.sim import Sim
+from tests.harness import Sim
 
 DELIVERY_US = 5_000
 YES = 16  # the judge's YES key
@@ -148,7 +148,7 @@ def cadences_before_quiet(s: Sim) -> int:
     return said[:said.index("quiet_table")].count("spank")
 
 
-QUIET = 13  # three seats of a 72-card deck: the game's quiet threshold (tests/test_quiet_odds.py)
+QUIET = 13  # three seats of a 72-card deck: the game's quiet threshold (tests/test_games_quiet_odds.py)
 
 
 def test_a_quiet_table_pauses_after_exactly_its_quiet_rounds_without_a_press(

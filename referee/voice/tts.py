@@ -372,12 +372,6 @@ class Renderer:
             return f"Piper {self.model.name}"
         return f"espeak-ng {self.options.voice_name}"
 
-    def use_language(self, language: str) -> None:
-        """Speak `language` from now on: its phrase table, and its voice unless [speech] voice
-        names one (`SpeechOptions.voice_name`)."""
-        with self._lock:
-            self.options = dataclasses.replace(self.options, language=language)
-
     def key(self, text: str) -> str:
         o = self.options
         if self.engine == "piper" and self.model is not None:

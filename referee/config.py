@@ -3,7 +3,8 @@
 A table is described by a small TOML file (``config.toml``)::
 
     [table]                      # game, host, port, db, pin (the judge panel's PIN),
-                                 # delivery_us (how late a press may arrive; default: the pins')
+                                 # delivery_us (how late a press may arrive; default: the pins'),
+                                 # language (en, de, es: the voice's and the pages' words)
     game = "spank-the-pig"
     [[seats]]                    # one per seat, in seat order
     name = "Blue"
@@ -173,6 +174,8 @@ class TableConfig:
     buttons: ButtonOptions = field(default_factory=ButtonOptions)
     # how late a press may reach the engine after its edge (µs); None: the pin library's bound
     delivery_us: int | None = None
+    # the table's language: the voice's phrases, the pages' words and the voice (never logged)
+    language: str = "en"
     source: str | None = field(default=None, compare=False)  # the file it was read from
 
     def __post_init__(self) -> None:
@@ -438,6 +441,7 @@ class _Table(msgspec.Struct, forbid_unknown_fields=True):
     db: str | None = None
     pin: str | int | None = None
     delivery_us: Any = None  # likewise
+    language: str | None = None
 
 
 class _Buttons(msgspec.Struct, forbid_unknown_fields=True):
@@ -459,7 +463,7 @@ _SECTIONS: Final[dict[str, type[msgspec.Struct]]] = {
     "table": _Table, "seats": _Seat, "judge": _Judge, "leds": _Leds, "buttons": _Buttons}
 _PIN_KEYS: Final = frozenset({"slap", "double", "led", "yes", "no", "undo", "data", "clock",
                               "latch", "oe"})
-_TEXT_KEYS: Final = frozenset({"name", "colour", "game", "host", "db"})
+_TEXT_KEYS: Final = frozenset({"name", "colour", "game", "host", "db", "language"})
 _REFUSAL = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$")
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 
@@ -560,6 +564,8 @@ def _from_toml(data: Mapping[str, Any]) -> TableConfig:
         speech=dict(raw.speech),
         buttons=_buttons(raw.buttons),
         delivery_us=table.delivery_us,
+        # [speech] language, the older place, when [table] names none
+        language=table.language or str(raw.speech.get("language") or "en"),
     )
 
 

@@ -64,6 +64,7 @@ LONGEST_FIRST = ("test_piper.py", "test_benchmarks_startup.py", "test_benchmarks
                  "test_evening_quiz.py",
                  "test_rules_halligalli.py", "test_rules_slapjack.py",
                  "test_benchmarks_hostile.py", "test_evening_game_night.py", "test_screens.py",
+                 "test_page_languages.py", "test_languages.py", "test_table_language.py",
                  "test_pi_install.py", "test_evening_pig.py", "test_hostile_flood.py",
                  "test_voice_end_cuts_call.py", "test_power_loss.py", "test_capture_faults.py",
                  "test_hostile_disk.py", "test_api_fuzz.py", "test_browser.py", "test_messages.py",

@@ -87,7 +87,7 @@ def test_judge_buttons_come_from_the_fact_declarations(page: tuple[Any, str, Tab
     box.locator('[data-fact="pigs"][data-value="3"]').wait_for()
     assert box.locator('[data-fact="pigs"]').all_inner_texts() == ["0", "1", "2", "3+"]
     assert box.locator('[data-fact="pigs"][data-value="3"]').get_attribute(
-        "aria-label") == "3 or more pigs"
+        "aria-label") == "Pigs on the table: 3 or more"
     chips = box.locator('[data-fact="doubles-item"]').all_inner_texts()
     assert chips[:2] == ["Pugs", "Walruses"] and "Zebracorns" in chips
     assert box.locator('[data-fact="doubles-none"]').inner_text() == "No double"

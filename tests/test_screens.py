@@ -14,6 +14,7 @@ module's time (26 s of 46 s here), so a plain `make test` does not.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import re
@@ -133,13 +134,20 @@ def out_dir() -> Path:
 
 @pytest.fixture(scope="module")
 def stage(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stage]:
+    yield from open_stage(browser, tmp_path_factory.mktemp("screens"), SEATS)
+
+
+def open_stage(browser: Any, folder: Path, seats: list[str], language: str = "en",
+               engine: Any = None) -> Iterator[Stage]:
+    """A table of `seats` speaking `language`, its scoreboard, and every page open on a phone
+    and a TV (`engine`: how its first game is opened)."""
     pins = mocked_pins()  # the suite's MockFactory, for the whole module
     pins.__enter__()
     clock = SimClock(10_000_000)
     announcer = PrintAnnouncer(io.StringIO(), clock=clock, quiet=True)
-    table = Table(default_config(SEATS), db=tmp_path_factory.mktemp("screens") / "referee.db",
-                  mock=True, no_speech=True, pin=PIN, out=io.StringIO(), announcer=announcer,
-                  auto=False)
+    config = dataclasses.replace(default_config(seats), language=language)
+    table = Table(config, db=folder / "referee.db", mock=True, no_speech=True, pin=PIN,
+                  out=io.StringIO(), announcer=announcer, auto=False)
     server = None
     pages: dict[tuple[str, str], Any] = {}
     # one context per viewport: a browser opens at most 6 connections to one server per
@@ -148,7 +156,7 @@ def stage(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[St
     for context in contexts.values():
         context.add_init_script(f"sessionStorage.setItem('tableReferee.pin', '{PIN}')")
     try:
-        new_engine(table, clock, "spank-the-pig", {})
+        (engine or new_engine)(table, clock, "spank-the-pig", {})
         server = serve_in_thread(table, "127.0.0.1", 0)
         for page, path in PAGES.items():
             for viewport, context in contexts.items():

@@ -273,7 +273,7 @@ def test_example_config_with_all_eight_seats(tmp_path: Path) -> None:
 def test_example_config_has_the_documented_sections() -> None:
     data = tomllib.loads(EXAMPLE.read_text(encoding="utf-8"))
     assert set(data) == {"table", "seats", "judge", "leds", "options", "speech", "buttons"}
-    assert set(data["table"]) == {"game", "host", "port", "db", "pin"}
+    assert set(data["table"]) == {"game", "host", "port", "db", "pin", "language"}
     assert all(set(s) <= {"name", "colour", "slap", "double", "led"} for s in data["seats"])
 
 

@@ -58,8 +58,20 @@ def table_config(args: argparse.Namespace, game: str | None = None) -> TableConf
         config = default_config(seats)
     elif seats is not None:
         config = dataclasses.replace(config, seats=default_config(seats).seats)
+    if getattr(args, "language", None):
+        config = dataclasses.replace(config, language=args.language)
     check_speech(config)
+    check_language(config.language)
     return config
+
+
+def check_language(code: str) -> None:
+    """One line naming a language the referee does not ship, and those it does."""
+    from referee.voice.phrases import LANGUAGES
+
+    if code not in LANGUAGES:
+        raise ConfigError(f"language {code!r} is not shipped; use one of "
+                          f"{', '.join(sorted(LANGUAGES))} ([table] language or --language)")
 
 
 def check_speech(config: TableConfig) -> None:

@@ -308,6 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "box: 4 to 8 digits (default: 6 random digits, printed at "
                                       "start)")
         sp.add_argument("--no-web", action="store_true", help="no scoreboard")
+        sp.add_argument("--language", metavar="CODE",
+                        help="the table's language: en, de or es (the voice and the pages)")
         sp.add_argument("--new", action="store_true", help="start a new game, never resume")
         sp.add_argument("--exit-when-over", action="store_true", help=argparse.SUPPRESS)
 
@@ -444,7 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from referee.rules.registry import games
         from referee.voice.speech import speech_main
 
-        return speech_main(argv[1:], [phrasebook(cls) for cls in games().values()])
+        return speech_main(argv[1:], lambda language: [phrasebook(cls, language)
+                                                       for cls in games().values()])
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:

@@ -133,7 +133,8 @@ def make_announcer(config: TableConfig, *, no_speech: bool, out: TextIO) -> Anno
         from referee.voice.speech import make_announcer as speech_announcer
     except ImportError:  # pragma: no cover - speech module is part of the package
         return PrintAnnouncer(out)
-    return speech_announcer(config.speech, no_speech=False, out=out)
+    return speech_announcer({**config.speech, "language": config.language}, no_speech=False,
+                            out=out)
 
 
 def unfinished_game(store: Store, game: str, seats: tuple[str, ...]) -> int | None:
@@ -174,6 +175,7 @@ class Table:
         demo: bool = False,
     ) -> None:
         self.config = config
+        self.language = config.language  # the voice's and the pages' (the setup page may change it)
         self.mock = mock
         self.demo = demo  # `referee demo`: its games are marked so, and stay out of the ratings
         # whole lines only: the engine thread and the keyboard print at the same time
@@ -279,15 +281,19 @@ class Table:
             engine.submit(cast(Item, item))  # the box sends only engine items (events, signals)
 
     def start(self, game: str, options: dict[str, Any] | None = None, *, practice: bool = False,
-              resume: bool = True) -> Engine:
-        """Resume the latest unfinished game of this table, or open a new one."""
+              resume: bool = True, language: str | None = None) -> Engine:
+        """Resume the latest unfinished game of this table, or open a new one (`language`: the
+        table's from now on; a table setting, never written in the game's log)."""
+        if language is not None:
+            self.language = language
         seats = tuple(s.name for s in self.config.seats)
         opts = game_options(self.config, game, options or {})
         rules_for(game)(seats, opts)  # validate before anything is written
         old = self.engine
         engine = None
         kw: dict[str, Any] = {"leds": self.box, "auto": self.auto, "clock": self.clock,
-                              "count_in_ms": self.count_in_ms, "delivery_us": self.delivery_us}
+                              "count_in_ms": self.count_in_ms, "delivery_us": self.delivery_us,
+                              "language": self.language}
         found = unfinished_game(self.store, game, seats) if resume and not practice else None
         if found is not None:
             if old is not None:

@@ -38,6 +38,7 @@ from referee.events import (
 )
 from referee.rules.base import Rules
 from referee.rules.declare import VOID, Call, Fact, RulesError
+from referee.rules.lingo import words_of
 from referee.rules.registry import new_rules
 from referee.rules.replay import drive
 from referee.voice.phrases import (
@@ -60,9 +61,12 @@ Item = (Press | Facts | Penalty | Undo | JudgeKey | ButtonHeld | ButtonStuck | B
         | Request)
 
 
-def phrasebook(rules: Rules | type[Rules]) -> Phrasebook:
-    """A game's own words, as the voice takes them: its phrases, its unit, its direction."""
-    return Phrasebook(rules.PHRASES, rules.unit_said(), rules.MORE_WINS, rules.CALLS)
+def phrasebook(rules: Rules | type[Rules], language: str = "en") -> Phrasebook:
+    """A game's own words in the table's language, as the voice takes them: its phrases, its
+    unit, its direction, its other texts (from the game's file beside its rules)."""
+    said = words_of(type(rules) if isinstance(rules, Rules) else rules, language)
+    return Phrasebook(said.phrases, said.unit, rules.MORE_WINS, rules.CALLS, language,
+                      said.texts, said.gender, said.zero)
 
 
 class Engine:
@@ -83,8 +87,10 @@ class Engine:
         cue_light: bool = True,
         delivery_us: int = 0,
         next_start: GameStart | None = None,
+        language: str = "en",
     ) -> None:
         self.store = store
+        self.language = language  # the table's: the voice's phrases and the pages' words
         self.announcer = announcer
         self.clock = clock
         self.leds = leds
@@ -123,7 +129,7 @@ class Engine:
         self.rules = rules
         self.game_id = game_id
         self.practice = practice
-        self.book = phrasebook(rules)  # the game's own words, for the voice and the pages
+        self.book = phrasebook(rules, self.language)  # the game's words, for voice and pages
         self.announcer.learn(self.book)
         pace = rules.schedule()
         self.rhythm = Rhythm(rules.seats, Pace(
@@ -498,7 +504,7 @@ class Engine:
         self.say("game_over", {"text": standings_text(
             [(r["seat"], r["score"]) for r in final["seats"]], self.book)})
         if len(winners) == 1:
-            self.say("champion", {"seats": winners[0], "verb": "is"})
+            self.say("champion", {"seats": winners[0]})
         elif winners:
             self.say("co_champions", {"seats": list(winners)})
         self._mark("over", final)

@@ -13,6 +13,8 @@ from typing import Any
 
 from referee.events import Awaiting, Ruling
 from referee.rules.base import Rules
+from referee.rules.declare import Fact
+from referee.rules.lingo import words_of
 from referee.voice.phrases import (
     Phrasebook,
     count_words,
@@ -98,6 +100,38 @@ def shown(rules: Rules, book: Phrasebook,
     return out
 
 
+def fact_json(fact: Fact, book: Phrasebook) -> dict[str, Any]:
+    """A fact as the judge panel builds its buttons from it, in the table's language."""
+    out = fact.to_json()
+    for key in ("label", "question", "ask", "what"):
+        out[key] = book.text(out[key])
+    out["answers"] = [book.text(a) for a in out["answers"]]
+    out["choices"] = [[value, book.text(label)] for value, label in out["choices"]]
+    return out
+
+
+def translated(said: dict[str, Any], rules: Rules, book: Phrasebook) -> dict[str, Any]:
+    """The game's own words for the pages (`Rules.words`) in the table's language: its title,
+    unit, pressed word, penalty reasons, a variant's act; seats' letters stay as they are."""
+    if book.language == "en":
+        return said
+    game = words_of(type(rules), book.language)
+    out = dict(said)
+    out["title"] = book.text(said["title"]) if said.get("title") != rules.TITLE else game.title
+    if list(said.get("unit", [])) == list(rules.UNIT_WORDS):
+        out["unit"] = list(game.unit_words)
+    else:
+        out["unit"] = [book.text(u) for u in said.get("unit", [])]
+    for key in ("pressed", "thing", "act"):
+        if isinstance(said.get(key), str):
+            out[key] = book.text(said[key])
+    out["penalties"] = [book.text(p) for p in said.get("penalties", [])]
+    if isinstance(said.get("stacks"), dict) and "labels" in said["stacks"]:
+        out["stacks"] = {**said["stacks"],
+                         "labels": [book.text(label) for label in said["stacks"]["labels"]]}
+    return out
+
+
 def _rulings(rules: Rules, number: int) -> list[Ruling]:
     return [o for o in rules.round_outputs(number) if isinstance(o, Ruling)] if number else []
 
@@ -111,7 +145,7 @@ def present(rules: Rules, book: Phrasebook, m: Moment) -> dict[str, Any]:
     rulings = _rulings(rules, latest)
     return {
         "game": rules.NAME,
-        "title": rules.TITLE,
+        "title": words_of(type(rules), book.language).title,
         "game_id": m.game_id,
         "practice": m.practice,
         "phase": m.phase,
@@ -141,9 +175,9 @@ def present(rules: Rules, book: Phrasebook, m: Moment) -> dict[str, Any]:
         "call": m.call,
         "stuck": list(m.stuck),
         "storage_full": m.storage_full,
-        "words": rules.words({r.seat: r.score for r in st.seats}),
+        "words": translated(rules.words({r.seat: r.score for r in st.seats}), rules, book),
         "facts": [f.name for f in rules.panel_facts()],  # what the judge panel offers
-        "fact_info": {f.name: f.to_json() for f in rules.facts()},
+        "fact_info": {f.name: fact_json(f, book) for f in rules.facts()},
         "quiet": rules.schedule().silent,
         "buttons": list(rules.race_buttons),
         "earlier": [  # the rounds before, so a page opened mid-game shows them too

@@ -105,7 +105,8 @@ class Rules(ABC):
       UNIT_SAID (how the voice says it: one, many, a loss, a gain; default: from UNIT_WORDS);
     - PHRASES (its own phrases, in English: what only it says, its calls and its deal; the voice
       keeps only the shared sentences) and CALLS (those of its phrase keys that are calls, said
-      beat by beat on time);
+      beat by beat on time); TEXTS (other English it hands the voice or the pages); its words in
+      other languages are files beside its module (`referee.rules.lingo`: `spank.de.toml`);
     - MORE_WINS (the score's direction: False, fewest wins, as whammies; True, most wins);
     - PENALTY_REASONS (the reasons the judge panel suggests for a penalty);
     - OPTIONS (its own `Option`s; `COMMON_OPTIONS` come with every game), FACTS (the `Fact`s the
@@ -134,6 +135,9 @@ class Rules(ABC):
     UNIT_SAID: ClassVar[UnitWords | None] = None  # None: "{n} whammy", "{n} whammies"
     PHRASES: ClassVar[Mapping[str, Sequence[str]]] = {}  # key → beats ("{seat},", "flip!")
     CALLS: ClassVar[tuple[str, ...]] = ()  # the PHRASES that are calls (said on time)
+    # any other English the game hands the voice or the pages (fillers, variant titles): each
+    # language's file beside the game translates these with the rest (`referee.rules.lingo`)
+    TEXTS: ClassVar[tuple[str, ...]] = ()
     # what the judge panel suggests as a penalty's reason (the judge may write any other)
     PENALTY_REASONS: ClassVar[tuple[str, ...]] = ("judge's penalty",)
     BUTTONS: ClassVar[tuple[str, ...]] = ("slap",)

@@ -117,6 +117,10 @@ class Pig(RederivedRules):
         "eliminated": ("{seat} is out. Remove one set of four cards.",),
     }
     CALLS: ClassVar[tuple[str, ...]] = ("pass",)
+    # the other English it hands the voice and the pages: its ranks, variants, titles, units
+    TEXTS: ClassVar[tuple[str, ...]] = (
+        *RANKS, *(w for v in VARIANTS.values() for w in (v.thing, v.act, v.done)),
+        *(v.title() for v in VARIANTS), "life lost", "lives lost")
     ROUNDS_FROM_CUES: ClassVar[bool] = False
     SILENT_RACE: ClassVar[bool] = True  # say nothing, light nothing, show nothing at a claim
     OPTIONS: ClassVar[tuple[Option, ...]] = (

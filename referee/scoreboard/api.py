@@ -33,6 +33,7 @@ from referee.scoreboard.pairing import Pairing
 from referee.scoreboard.pin import PinGuard
 from referee.scoreboard.ports import EnginePort, TablePort
 from referee.store.database import StoreError, export_lines, http_status
+from referee.voice.phrases import LANGUAGES
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -334,6 +335,10 @@ def new_game() -> Response:
     if data.seats is not UNSET:
         given, seats = _seat_configs(data.seats, current)
     candidate = dataclasses.replace(current, seats=seats)
+    language = None if data.language is UNSET else data.language
+    if language is not None and language not in LANGUAGES:
+        raise ApiError(400, f"language {language!r} is not shipped; use one of "
+                            f"{', '.join(sorted(LANGUAGES))}")
     try:
         rules_for(game)([s.name for s in seats], c.table.game_options(game, options, candidate))
     except (RulesError, ConfigError) as exc:
@@ -344,7 +349,8 @@ def new_game() -> Response:
         try:
             if given is not None:
                 c.table.reseat(given)
-            c.table.start(game, options, practice=data.practice, resume=False)
+            c.table.start(game, options, practice=data.practice, resume=False,
+                          language=language)
         except (RulesError, ConfigError, ValueError) as exc:
             raise ApiError(400, _one_line(exc)) from None
         except StoreError as exc:  # a full disk: the game in play goes on, with its own seats

@@ -23,6 +23,7 @@ from werkzeug.exceptions import HTTPException
 import referee
 from referee.config import DOUBLE_KEYS, JUDGE_KEYS, SLAP_KEYS
 from referee.rules.registry import games
+from referee.scoreboard import i18n
 from referee.scoreboard.api import ApiError, Context, register
 from referee.scoreboard.guard import ConnectionGuard, host_allowed, server_settings
 from referee.scoreboard.history import chart, player_stats, table_games
@@ -32,6 +33,7 @@ from referee.scoreboard.pairing import Pairing
 from referee.scoreboard.pin import PinGuard
 from referee.scoreboard.ports import TablePort
 from referee.store.database import StoreError, http_status
+from referee.voice.phrases import LANGUAGES
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +51,9 @@ def web_dir() -> Path:
     return packaged if packaged.is_dir() else Path(referee.__file__).parent.parent / "web"
 
 
-def games_catalogue() -> list[dict[str, Any]]:
-    """Every game as the setup page offers it, from what each game declares."""
-    return [{"name": name, "title": cls.TITLE, "seats": list(cls.SEATS), "unit": cls.UNIT,
-             "unit_words": list(cls.UNIT_WORDS), "buttons": list(cls.BUTTONS),
-             "options": [o.to_json() for o in cls.known_options().values()],
-             "facts": [f.to_json() for f in cls.facts()]}
-            for name, cls in games().items()]
+def games_catalogue(language: str = "en") -> list[dict[str, Any]]:
+    """Every game as the setup page offers it, from what each game declares, in `language`."""
+    return [i18n.game_catalogue(cls, language) for cls in games().values()]
 
 
 def make_decorate(table: TablePort, guard: PinGuard | None = None,
@@ -103,6 +101,7 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
     hub = Hub(table, make_decorate(table, guard, pairing), max_streams=STREAM_LIMIT,
               kept=pairing.paired_addresses, kept_streams=KEPT_STREAMS)
     register(app, Context(table, hub, guard, threading.Lock(), pairing))
+    i18n.init(app, table, web)
     hub.attach()
 
     @app.before_request
@@ -127,7 +126,9 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
                  for s in table.config.seats]
         engine = table.engine
         current = engine.rules.NAME if engine is not None else table.config.game
-        return {"games": games_catalogue(), "seats": seats, "game": current}
+        return {"games": games_catalogue(table.language), "seats": seats, "game": current,
+                "language": table.language,
+                "languages": [[code, lang.name] for code, lang in sorted(LANGUAGES.items())]}
 
     @app.get("/setup")
     def setup() -> str:
@@ -141,8 +142,10 @@ def create_app(table: TablePort, *, clock: Any = None) -> Flask:
     def history() -> str:
         found = table_games(table.store)
         players = player_stats(found)
+        titles = {g.id: i18n.game_title(g.game, g.title, table.language) for g in found}
         return render_template("history.html", page="history", mock=table.mock,
-                               games=list(reversed(found)), players=[p.to_json() for p in players],
+                               games=list(reversed(found)), titles=titles,
+                               players=[p.to_json() for p in players],
                                chart=chart(players))
 
     @app.get("/box")

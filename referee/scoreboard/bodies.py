@@ -148,6 +148,9 @@ class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
     ] | UnsetType = UNSET
     options: dict[Annotated[str, Meta(max_length=40)], OptionValue] = {}
     practice: Annotated[bool, Meta(description="ruled and announced, kept out of history")] = False
+    language: Annotated[str, Meta(pattern="^[a-z]{2}$", examples=["de"], description=(
+        "the table's language from now on (en, de, es): a table setting, never logged"))
+    ] | UnsetType = UNSET
 
 
 class Press(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -324,6 +327,9 @@ class Setup(Struct):
         "(name, kind count|names|flag|seat, label, question, ask, answers)"))]
     seats: list[dict[str, Any]]
     game: Annotated[str, Meta(description="the game set up now")]
+    language: Annotated[str, Meta(description="the table's language (en, de, es)")]
+    languages: Annotated[list[list[str]], Meta(
+        description="the languages shipped, each [code, its own name]")]
 
 
 class Games(Struct):

@@ -98,6 +98,10 @@ def openapi_document() -> dict[str, Any]:
         "/setup": _page("Set up a game"),
         "/history": _page("Past games, reaction times, ratings"),
         "/box": _page("Virtual button box (mock mode only; 404 otherwise)"),
+        "/i18n.js": {"get": {"summary": "The pages' words in the table's language, for their "
+                                        "scripts (window.TR_WORDS: msgid → text)",
+                             "tags": ["pages"], "responses": {
+            "200": {"description": "a script", "content": {"text/javascript": {}}}}}},
         "/api/openapi.json": {"get": {"summary": "This document", "tags": ["api"], "responses": {
             "200": {"description": "OpenAPI 3.1", "content": {"application/json": {}}}}}},
         "/api/state": {"get": {"summary": "The whole table", "tags": ["api"], "responses": {

@@ -36,6 +36,7 @@ class TablePort(Protocol):
     pin: str
     mock: bool
     store: Store
+    language: str  # the table's: the voice's and the pages' words
 
     @property
     def engine(self) -> EnginePort | None:
@@ -47,7 +48,7 @@ class TablePort(Protocol):
                      config: TableConfig | None = None) -> dict[str, Any]: ...
 
     def start(self, game: str, options: dict[str, Any] | None = None, *, practice: bool = False,
-              resume: bool = True) -> EnginePort: ...
+              resume: bool = True, language: str | None = None) -> EnginePort: ...
 
     def reseat(self, seats: list[dict[str, Any]]) -> None: ...
 

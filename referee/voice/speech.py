@@ -132,10 +132,17 @@ class SpeechAnnouncer:
     # -- Announcer --------------------------------------------------------------------------------
 
     def learn(self, book: phrases.Phrasebook) -> None:
-        """The game's own words; its calls' beats are made ready before any cue is promised."""
+        """The game's own words; its calls' beats are made ready before any cue is promised.
+        A book in another language (the table's changed on the setup page) changes the phrase
+        table and the voice that reads it (the renderer's `language`)."""
         if book == self.book:
             return
         self.book = book
+        if book.language != self.language:
+            self.language = book.language
+            retarget = getattr(self.renderer, "use_language", None)
+            if retarget is not None:
+                retarget(book.language)
         self.warm(startup_texts(self.language, [book]), wait=True)
 
     def cadence(self, key: str, params: dict[str, Any], tempo_ms: int) -> int:
@@ -579,7 +586,8 @@ def speech_parser() -> argparse.ArgumentParser:
                         "language's Piper voice) or piper:/path/to/voice.onnx")
     parser.add_argument("--rate", type=int, help="words per minute (default 175)")
     parser.add_argument("--volume", type=float, help="0.1-1.0 (default 1.0)")
-    parser.add_argument("--language", default="en")
+    parser.add_argument("--language", default="en",
+                        help="the phrases' language: " + ", ".join(sorted(phrases.LANGUAGES)))
     parser.add_argument("--cache", type=Path, help="cache folder")
     sub = parser.add_subparsers(dest="speech_command", required=True)
     render = sub.add_parser("render", help="write every phrase as a WAV file")
@@ -593,9 +601,11 @@ def speech_parser() -> argparse.ArgumentParser:
 
 
 def speech_main(argv: Sequence[str] | None = None,
-                books: Sequence[phrases.Phrasebook] = ()) -> int:
-    """`referee speech render DIR [--seats ...]` / `say TEXT` / `doctor`; exit status 2 on a
-    bad voice, rate or folder. `books`: the games whose own phrases `render` writes too."""
+                books: Sequence[phrases.Phrasebook] | Callable[[str], Sequence[phrases.Phrasebook]]
+                = ()) -> int:
+    """`referee speech render DIR [--seats ...] [--language de]` / `say TEXT` / `doctor`; exit
+    status 2 on a bad voice, rate, language or folder. `books`: the games whose own phrases
+    `render` writes too (or, given the language, the function that makes them in it)."""
     args = speech_parser().parse_args(argv)
     command = args.speech_command
     try:
@@ -611,8 +621,8 @@ def speech_main(argv: Sequence[str] | None = None,
             seats = [s.strip() for s in str(args.seats).split(",") if s.strip()]
             directory = Path(args.dir)
             try:
-                written = render_all(directory, seats, opts,
-                                     tempo_ms=args.tempo_ms, books=books)
+                written = render_all(directory, seats, opts, tempo_ms=args.tempo_ms,
+                                     books=books(opts.language) if callable(books) else books)
             except OSError as exc:
                 if exc.filename is None or not str(exc.filename).startswith(str(directory)):
                     raise

@@ -25,13 +25,13 @@
     layout = key;
     order = s.seat_order;
     box.replaceChildren(...s.seat_order.map((seat, i) => el("section", {class: "box-seat", seat: colour(s, seat),
-      "aria-label": `${seat}'s buttons`},
+      "aria-label": TR._("{seat}'s buttons", {seat})},
       el("div", {class: "name"}, el("span", {class: "swatch", "aria-hidden": "true"}), seat),
       el("button", {type: "button", class: "slap", "data-seat": seat, "data-button": "slap",
-        "aria-label": `${seat} slap (key ${KEYS.slap[i]})`}, "SLAP", el("small", {class: "key"}, KEYS.slap[i])),
+        "aria-label": TR._("{seat} slap (key {key})", {seat, key: KEYS.slap[i]})}, TR._("SLAP"), el("small", {class: "key"}, KEYS.slap[i])),
       doubles.has(seat) ? el("button", {type: "button", class: "btn double-btn", "data-seat": seat,
-        "data-button": "double", "aria-label": `${seat} double (key ${KEYS.double[i]})`},
-        `Double · ${KEYS.double[i]}`) : null)));
+        "data-button": "double", "aria-label": TR._("{seat} double (key {key})", {seat, key: KEYS.double[i]})},
+        TR._("Double · {key}", {key: KEYS.double[i]})) : null)));
   }
 
   // pointerdown, not click: the press is timed when the finger lands

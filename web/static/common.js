@@ -24,6 +24,25 @@ const TR = (() => {
     return node;
   }
 
+  /* The pages' words in the table's language: window.TR_WORDS is the catalogue the server
+     serves as /i18n.js (web/translations, the same one the templates use). _("Round {n}",
+     {n: 3}) and n_("{n} round", "{n} rounds", n): their English is the msgid (pybabel extract). */
+  const WORDS = window.TR_WORDS || {};
+  const LANG = document.documentElement.lang || "en";
+  function fill(text, params) {
+    return params ? text.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m)) : text;
+  }
+  function _(msg, params) {
+    const t = WORDS[msg];
+    return fill(typeof t === "string" && t ? t : msg, params);
+  }
+  function n_(one, other, n, params) {
+    const forms = WORDS[one];
+    const i = Math.abs(n) === 1 ? 0 : 1;  // en, de, es: one for exactly 1 (CLDR)
+    const t = Array.isArray(forms) && forms[i] ? forms[i] : (i ? other : one);
+    return fill(t, {n, ...(params || {})});
+  }
+
   function unitWord(unit, n, words) {
     const [one, many] = (words && words.unit) || [unit || "", unit || ""];
     return Math.abs(n) === 1 ? one : many;
@@ -37,20 +56,24 @@ const TR = (() => {
     return (moreWins ? delta < 0 : delta > 0) ? "loss" : "gain";
   }
 
-  /** "A", "A and B", "A, B and C". */
+  /** "A", "A and B", "A, B and C" (in the table's language). */
   function names(list) {
-    return list.length > 1 ? `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}` : list.join("");
+    return list.length > 1 ? _("{most} and {last}", {most: list.slice(0, -1).join(", "), last: list[list.length - 1]})
+      : list.join("");
   }
 
   function ms(us) {
     if (us === null || us === undefined) return "";
     const v = us / 1000;
-    return (Math.abs(v) < 10 ? v.toFixed(1) : Math.round(v)) + " ms";
+    const digits = Math.abs(v) < 10 ? 1 : 0;
+    return new Intl.NumberFormat(LANG, {minimumFractionDigits: digits, maximumFractionDigits: digits,
+      useGrouping: false}).format(v) + " ms";
   }
 
+  const ORDINALS = {one: () => _("{n}st"), two: () => _("{n}nd"), few: () => _("{n}rd"), other: () => _("{n}th")};
   function ordinal(n) {
-    const s = ["th", "st", "nd", "rd"], v = n % 100;
-    return n + (s[(v - 20) % 10] || s[v] || s[0]);
+    const category = new Intl.PluralRules(LANG, {type: "ordinal"}).select(n);
+    return fill((ORDINALS[category] || ORDINALS.other)(), {n});
   }
 
   function colour(state, seat) {
@@ -67,35 +90,36 @@ const TR = (() => {
     // a game whose rounds the judge starts: between rounds, the table waits for the judge's "next"
     if (w.judge_starts && s.game && ["ruled", "setup"].includes(s.phase)) return `Judge: ${w.next}`;
     switch (s.phase) {
-      case "setup": return s.game ? "Getting ready" : "No game";
+      case "setup": return s.game ? _("Getting ready") : _("No game");
       case "cadence":
-        if (s.quiet) return "Playing";
-        return s.call || "Get ready…";
+        if (s.quiet) return _("Playing");
+        return s.call || _("Get ready…");
       case "race":
-        if (s.quiet) return "Playing";
+        if (s.quiet) return _("Playing");
         // one seat in the race: it is that seat's turn, nobody races
-        return s.racing && s.racing.length === 1 && s.seat_order.length > 1 ? `${s.racing[0]}'s flip` : "Race!";
-      case "awaiting": return "Waiting for the judge";
-      case "ruled": return s.quiet ? "Playing" : "Ruled";
-      case "paused": return "Paused";
-      case "ready": return `Ready? ${(s.ready || []).length} of ${s.seat_order.length} seats`;
-      case "count-in": return "Here we go…";
-      case "over": return "Game over";
+        return s.racing && s.racing.length === 1 && s.seat_order.length > 1
+          ? _("{seat}'s flip", {seat: s.racing[0]}) : _("Race!");
+      case "awaiting": return _("Waiting for the judge");
+      case "ruled": return s.quiet ? _("Playing") : _("Ruled");
+      case "paused": return _("Paused");
+      case "ready": return _("Ready? {ready} of {seats} seats", {ready: (s.ready || []).length, seats: s.seat_order.length});
+      case "count-in": return _("Here we go…");
+      case "over": return _("Game over");
       default: return s.phase || "";
     }
   }
 
   function roundLabel(s) {
-    if (!s.game) return "No game yet";
+    if (!s.game) return _("No game yet");
     const w = s.words || {};
-    const pile = typeof w.pile === "number" ? ` · pile ${w.pile} ${unitWord(s.unit, w.pile, w)}` : "";
-    if (w.progress) return `Flip ${w.progress[0]} of ${w.progress[1]}${pile}`;  // the game counts its cards
-    if (w.stacks) return (s.round ? `Flip ${s.round}` : "First flip coming") + pile;  // cards, no end in sight
-    if (!s.round) return s.rounds ? `${s.rounds} rounds to play` : s.quiet ? "Playing" : "First round coming";
-    if (s.phase === "over") return `Game over · ${s.round} ${s.round === 1 ? "round" : "rounds"} played`;
-    if (s.rounds && s.round > s.rounds) return `Sudden death · round ${s.round}`;
-    if (s.rounds) return `Round ${s.round} of ${s.rounds}` + (s.round === s.rounds ? " · last round" : "");
-    return `Round ${s.round}`;
+    const pile = typeof w.pile === "number" ? " · " + _("pile {n} {unit}", {n: w.pile, unit: unitWord(s.unit, w.pile, w)}) : "";
+    if (w.progress) return _("Flip {n} of {all}", {n: w.progress[0], all: w.progress[1]}) + pile;  // the game counts its cards
+    if (w.stacks) return (s.round ? _("Flip {n}", {n: s.round}) : _("First flip coming")) + pile;  // cards, no end in sight
+    if (!s.round) return s.rounds ? n_("{n} round to play", "{n} rounds to play", s.rounds) : s.quiet ? _("Playing") : _("First round coming");
+    if (s.phase === "over") return n_("Game over · {n} round played", "Game over · {n} rounds played", s.round);
+    if (s.rounds && s.round > s.rounds) return _("Sudden death · round {n}", {n: s.round});
+    if (s.rounds) return _("Round {n} of {all}", {n: s.round, all: s.rounds}) + (s.round === s.rounds ? " · " + _("last round") : "");
+    return _("Round {n}", {n: s.round});
   }
 
   /** The judge's question, in the words the referee says it (the server's phrase table). */
@@ -113,10 +137,11 @@ const TR = (() => {
       parts.push(el("span", {class: "delta " + deltaClass(state, r.delta)},
         `${sign}${Math.abs(r.delta)} ${unitWord(state.unit, r.delta, state.words)}`));
       const what = r.what || r.reason;
-      const m = / by (\d+ milliseconds?)$/.exec(what);
-      // what and its margin are one piece of text: the margin never wraps away from it
+      // the margin ("by 42 milliseconds", "um 1,05 Sekunden"): the last three words of a ruling
+      // with a margin, kept together (it never wraps away from its number)
+      const m = r.margin_us !== null && r.margin_us !== undefined ? / (\S+ [\d.,]+ \S+)$/.exec(what) : null;
       parts.push(el("span", {class: "what"}, m ? what.slice(0, m.index) : what,
-        m ? el("span", {class: "margin"}, " by " + m[1]) : null));
+        m ? el("span", {class: "margin"}, " " + m[1]) : null));
     } else {
       parts.push(el("span", {class: "who"}, r.said || r.reason));
     }
@@ -124,7 +149,7 @@ const TR = (() => {
   }
 
   function title(state) {
-    return (state.words && state.words.title) || state.title || "Table Referee";
+    return (state.words && state.words.title) || state.title || _("Table Referee");
   }
 
   function renderStatus(state) {
@@ -134,7 +159,7 @@ const TR = (() => {
     const t = document.getElementById("title");
     if (t && !t.dataset.fixed) {
       t.textContent = title(state);
-      if (state.practice) t.append(el("span", {class: "badge"}, "PRACTICE"));
+      if (state.practice) t.append(el("span", {class: "badge"}, _("PRACTICE")));
     }
     const r = document.getElementById("round");
     if (r) r.textContent = roundLabel(state);
@@ -151,16 +176,16 @@ const TR = (() => {
       const codes = state.pairing || [];
       if (codes.length) {
         const ask = codes.length === 1
-          ? `A device asks to judge: code ${codes[0]}. If that is the code on the judge's device, press YES on the keypad.`
-          : `${codes.length} devices ask to judge (codes ${codes.join(", ")}): YES lets nobody in while more than one waits; approve the right code on the box's own screen, or ask again.`;
+          ? _("A device asks to judge: code {code}. If that is the code on the judge's device, press YES on the keypad.", {code: codes[0]})
+          : _("{n} devices ask to judge (codes {codes}): YES lets nobody in while more than one waits; approve the right code on the box's own screen, or ask again.", {n: codes.length, codes: codes.join(", ")});
         const p = el("p", {class: "pairing"}, ask);
         for (const code of codes) {
-          const b = el("button", {type: "button", class: "btn", "data-code": code}, `Approve ${code}`);
+          const b = el("button", {type: "button", class: "btn", "data-code": code}, _("Approve {code}", {code}));
           b.addEventListener("click", async () => {
             const resp = await fetch("/api/pair/approve", {method: "POST",
               headers: {"Content-Type": "application/json"}, body: JSON.stringify({code})});
             const data = await resp.json().catch(() => ({}));
-            toast(resp.ok ? `Device ${code} may judge now.` : (data.error || `HTTP ${resp.status}`), !resp.ok);
+            toast(resp.ok ? _("Device {code} may judge now.", {code}) : (data.error || `HTTP ${resp.status}`), !resp.ok);
           });
           p.append(" ", b);
         }
@@ -199,7 +224,7 @@ const TR = (() => {
         const resp = await fetch("/api/state", {cache: "no-store"});
         if (!resp.ok) return;
         const data = withWords(await resp.json());
-        show("updating every few seconds", false);
+        show(_("updating every few seconds"), false);
         if (handlers.state) handlers.state(data);
       } catch (err) { /* the next poll tries again */ }
     };
@@ -215,18 +240,18 @@ const TR = (() => {
     };
     const open = () => {
       source = new EventSource("/api/events");
-      source.addEventListener("open", () => { wait = 1000; stopPolling(); show("live", true); });
+      source.addEventListener("open", () => { wait = 1000; stopPolling(); show(_("live"), true); });
       for (const kind of ["state", "ruling", "judge", "over", "stuck", "cue"]) {
         source.addEventListener(kind, (e) => {
           let data;
           try { data = JSON.parse(e.data); } catch (err) { return; }
           withWords(data);
-          if (kind === "state") show("live", true);
+          if (kind === "state") show(_("live"), true);
           if (handlers[kind]) handlers[kind](data);
         });
       }
       source.addEventListener("error", () => {
-        show("reconnecting…", false);
+        show(_("reconnecting…"), false);
         if (source.readyState === EventSource.CLOSED) {
           source.close();
           startPolling();
@@ -273,13 +298,13 @@ const TR = (() => {
     const resp = await fetch("/api/pair", {method: "POST", headers: {"Content-Type": "application/json"}, body: "{}"});
     const data = await resp.json().catch(() => ({}));
     if (resp.status !== 201) throw new Error(data.error || `HTTP ${resp.status}`);
-    show(`Your code: ${data.code}. The table page shows it too: press YES on the judge keypad to let this device in.`);
+    show(_("Your code: {code}. The table page shows it too: press YES on the judge keypad to let this device in.", {code: data.code}));
     for (;;) {
       await new Promise((r) => setTimeout(r, 1500));
       const answer = await fetch("/api/pair", {headers: {"X-Table-Token": data.token}})
         .then((r) => r.json()).catch(() => ({state: "waiting"}));
       if (answer.state === "paired") { keepToken(data.token); return data.token; }
-      if (answer.state === "unknown") throw new Error("The pairing ran out; ask again.");
+      if (answer.state === "unknown") throw new Error(_("The pairing ran out; ask again."));
     }
   }
   let asking = null;
@@ -298,7 +323,7 @@ const TR = (() => {
         cancel.removeEventListener("click", stop);
         dialog.close();
         asking = null;
-        if (pin) resolve(pin); else reject(err || new Error("no PIN given"));
+        if (pin) resolve(pin); else reject(err || new Error(_("no PIN given")));
       };
       const submit = async (e) => {
         e.preventDefault();
@@ -310,7 +335,7 @@ const TR = (() => {
           done(pin);
         } else {
           const body = await resp.json().catch(() => ({}));
-          error.textContent = body.error || "That PIN is not right.";
+          error.textContent = body.error || _("That PIN is not right.");
           input.select();
         }
       };
@@ -354,7 +379,7 @@ const TR = (() => {
       if (!resp.ok) throw new Error(data.error || `HTTP ${resp.status}`);
       return data;
     }
-    throw new Error("the PIN was not accepted");
+    throw new Error(_("the PIN was not accepted"));
   }
 
   /** Run an action from a button: show what happened, never throw. */
@@ -369,7 +394,7 @@ const TR = (() => {
     }
   }
 
-  return {withWords, el, ms, ordinal, unitWord, deltaClass, names, title, colour, who, phaseLabel, roundLabel,
+  return {_, n_, withWords, el, ms, ordinal, unitWord, deltaClass, names, title, colour, who, phaseLabel, roundLabel,
     question, rulingLine,
     renderStatus, live, toast, pin, askPin, storedPin, post, act};
 })();

@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const {el, who, rulingLine, question, act} = TR;
+  const {_, el, who, rulingLine, question, act} = TR;
   const $ = (id) => document.getElementById(id);
   const recent = new Map(); // round -> ruling event
   let state = null;
@@ -17,7 +17,7 @@
   }
 
   function sendFacts(round, values, label) {
-    return act("/api/facts", {round, ...values}, `Round ${round}: ${label}`);
+    return act("/api/facts", {round, ...values}, _("Round {n}: {what}", {n: round, what: label}));
   }
 
   /* Built from what the game declares (state.fact_info): a count, a list of names, or a flag. */
@@ -31,23 +31,26 @@
         blocks.push(factBlock(f.label, el("button", {type: "button", class: "btn danger", "data-fact": "void",
           onclick: () => {
             const n = roundOf();
-            if (confirm(`Void round ${n}? It will not count.`)) sendFacts(n, {void: true}, "voided");
+            if (confirm(_("Void round {n}? It will not count.", {n}))) sendFacts(n, {void: true}, _("voided"));
           }}, f.answers[0])));
       } else if (f.kind === "count") {
-        const many = (n) => n === f.shown ? `${n} or more ${f.what}s` : `${n} ${f.what}${n === 1 ? "" : "s"}`;
+        const many = (n) => {
+          const count = n === f.shown ? _("{n} or more", {n}) : String(n);
+          return `${f.label}: ${count}`;
+        };
         const counts = Array.from({length: f.shown + 1}, (_, n) => n);
         blocks.push(factBlock(f.label,
           el("div", {class: "choices", role: "group", "aria-label": f.label},
             counts.map((n) => el("button", {
               type: "button", class: "btn", "data-fact": f.name, "data-value": String(n), "aria-label": many(n),
-              onclick: () => sendFacts(roundOf(), {[f.name]: n}, `${n === f.shown ? `${n}+` : n} ${f.what}${n === 1 ? "" : "s"}`),
+              onclick: () => sendFacts(roundOf(), {[f.name]: n}, many(n)),
             }, n === f.shown ? `${n}+` : String(n))))));
       } else if (f.kind === "names") {
         const chosen = new Set();
         const [sendWord, noneWord] = f.answers;
         const send = el("button", {type: "button", class: "btn primary", "data-fact": `${f.name}-send`,
           onclick: () => sendFacts(roundOf(), {[f.name]: [...chosen]},
-            chosen.size ? `${f.name}: ${[...chosen].join(", ")}` : noneWord)}, `${sendWord}: ${noneWord}`);
+            chosen.size ? `${f.label}: ${[...chosen].join(", ")}` : noneWord)}, `${sendWord}: ${noneWord}`);
         const chips = f.choices.map(([value, label]) => {
           const chip = el("button", {type: "button", class: "btn", "aria-pressed": "false",
             "data-fact": `${f.name}-item`, "data-value": value}, label);
@@ -135,12 +138,12 @@
     if (key === askedKey) return;
     askedKey = key;
     if (!a) {
-      $("question-title").textContent = "Nothing to judge";
+      $("question-title").textContent = _("Nothing to judge");
       $("question-hint").hidden = false;
       $("question-facts").replaceChildren();
       return;
     }
-    $("question-title").textContent = `Round ${a.round}: ${question(a, s)}`;
+    $("question-title").textContent = _("Round {n}: {what}", {n: a.round, what: question(a, s)});
     $("question-hint").hidden = true;
     $("question-facts").replaceChildren(...factWidgets(a.need, () => a.round));
   }
@@ -153,7 +156,7 @@
 
   function renderControls(s) {
     const running = !!s.game && s.phase !== "over";
-    $("pause").textContent = s.phase === "paused" ? "Resume" : "Pause";
+    $("pause").textContent = s.phase === "paused" ? _("Resume") : _("Pause");
     $("pause").disabled = !running || s.phase === "ready" || s.phase === "count-in";
     $("start").hidden = s.phase !== "ready";
     $("end").disabled = !running;
@@ -200,41 +203,41 @@
       const rulings = item.rulings.filter((r) => r.type !== "awaiting");
       const asked = item.rulings.find((r) => r.type === "awaiting") || (s.awaiting && s.awaiting.round === n);
       const body = rulings.length ? rulings.flatMap((r, i) => [i ? "; " : "", ...rulingLine(s, r)])
-        : [el("span", {class: "what"}, asked ? "waiting for the judge" : "clean round")];
+        : [el("span", {class: "what"}, asked ? _("waiting for the judge") : _("clean round"))];
       return el("li", {}, el("span", {class: "rnd"}, `#${n}`), ...body,
-        item.correction ? el("span", {class: "corr"}, "corrected") : null,
+        item.correction ? el("span", {class: "corr"}, _("corrected")) : null,
         el("button", {type: "button", class: "btn", onclick: () => {
           $("correct-round").value = n;
           correctTouched = true;
           $("correct-round").focus();
-        }}, "Correct"));
-    }) : [el("li", {class: "what"}, "No rulings yet.")]));
+        }}, _("Correct")));
+    }) : [el("li", {class: "what"}, _("No rulings yet."))]));
   }
 
   /* -- actions ------------------------------------------------------------------------- */
-  $("undo").addEventListener("click", () => act("/api/undo", {}, "Undone"));
+  $("undo").addEventListener("click", () => act("/api/undo", {}, _("Undone")));
   $("pause").addEventListener("click", () =>
-    state && state.phase === "paused" ? act("/api/resume", {}, "Resumed") : act("/api/pause", {}, "Paused"));
-  $("next-round").addEventListener("click", () => act("/api/next-round", {}, "Next round"));
-  $("start").addEventListener("click", () => act("/api/start", {}, "Starting"));
-  $("standings").addEventListener("click", () => act("/api/standings", {}, "Standings said aloud"));
+    state && state.phase === "paused" ? act("/api/resume", {}, _("Resumed")) : act("/api/pause", {}, _("Paused")));
+  $("next-round").addEventListener("click", () => act("/api/next-round", {}, _("Next round")));
+  $("start").addEventListener("click", () => act("/api/start", {}, _("Starting")));
+  $("standings").addEventListener("click", () => act("/api/standings", {}, _("Standings said aloud")));
   $("end").addEventListener("click", () => {
-    if (confirm("End this game now? The standings as they are become final.")) act("/api/end", {}, "Game ended");
+    if (confirm(_("End this game now? The standings as they are become final."))) act("/api/end", {}, _("Game ended"));
   });
   $("next-game").addEventListener("click", () => {
     if (!state || !state.game) return;
-    if (!confirm(`Start a new game of ${TR.title(state)} with the same seats?`)) return;
+    if (!confirm(_("Start a new game of {game} with the same seats?", {game: TR.title(state)}))) return;
     act("/api/new-game", {game: state.game, options: state.practice ? {} : state.options, practice: false},
-      "New game started");
+      _("New game started"));
   });
   $("penalty-round").addEventListener("input", () => { roundTouched = true; });
   $("correct-round").addEventListener("input", () => { correctTouched = true; });
   $("penalty").addEventListener("submit", (e) => {
     e.preventDefault();
-    if (!penaltySeat) { TR.toast("Choose who takes the penalty.", true); return; }
+    if (!penaltySeat) { TR.toast(_("Choose who takes the penalty."), true); return; }
     const round = Number($("penalty-round").value);
     const count = Number($("penalty-count").value) || 1;
-    const reason = $("penalty-reason").value.trim() || "judge's penalty";
+    const reason = $("penalty-reason").value.trim() || _("judge's penalty");
     act("/api/penalty", {round, seat: penaltySeat, count, reason}, `${penaltySeat}: ${reason}`).then((ok) => {
       if (ok !== undefined) { $("penalty-reason").value = ""; roundTouched = false; }
     });

@@ -5,15 +5,16 @@
   const {el} = TR;
   const $ = (id) => document.getElementById(id);
   const data = JSON.parse($("setup-data").textContent);
-  const DEFAULT_SEATS = [["Blue", "#1f6feb"], ["Red", "#d1242f"], ["Green", "#1a7f37"], ["Yellow", "#d4a72c"],
-    ["Purple", "#8250df"], ["Orange", "#e16f24"], ["Pink", "#e85aad"], ["Teal", "#1b9aaa"]];
+  const {_} = TR;
+  const DEFAULT_SEATS = [[_("Blue"), "#1f6feb"], [_("Red"), "#d1242f"], [_("Green"), "#1a7f37"], [_("Yellow"), "#d4a72c"],
+    [_("Purple"), "#8250df"], [_("Orange"), "#e16f24"], [_("Pink"), "#e85aad"], [_("Teal"), "#1b9aaa"]];
   const SLAP_PINS = [4, 17, 27, 22, 5, 6, 13, 26];
   const DOUBLE_PINS = [23, 24, 25, 12];
   const games = new Map(data.games.map((g) => [g.name, g]));
   const select = $("game");
   const rows = $("seat-rows");
 
-  for (const g of data.games) select.append(el("option", {value: g.name}, `${g.title} (${g.seats[0]}–${g.seats[1]} seats)`));
+  for (const g of data.games) select.append(el("option", {value: g.name}, _("{game} ({fewest}–{most} seats)", {game: g.title, fewest: g.seats[0], most: g.seats[1]})));
   select.value = games.has(data.game) ? data.game : data.games[0].name;
 
   function game() { return games.get(select.value); }
@@ -23,13 +24,13 @@
     const tr = el("tr", {},
       el("td", {}, String(n)),
       el("td", {}, el("input", {type: "text", class: "seat-name", value: seat.name, maxlength: "24", required: true,
-        "aria-label": `Seat ${n} name`, autocomplete: "off"})),
-      el("td", {"data-label": "Colour"}, el("input", {type: "color", class: "seat-colour", value: seat.colour, "aria-label": `Seat ${n} colour`})),
-      el("td", {"data-label": "Slap pin"}, el("input", {type: "number", class: "seat-slap", min: "0", max: "27", inputmode: "numeric",
-        value: seat.slap ?? "", "aria-label": `Seat ${n} slap pin`})),
-      el("td", {"data-label": "Double pin"}, el("input", {type: "number", class: "seat-double", min: "0", max: "27", inputmode: "numeric",
-        value: seat.double ?? "", "aria-label": `Seat ${n} double pin`})),
-      el("td", {}, el("button", {type: "button", class: "btn remove", "aria-label": `Remove seat ${n}`,
+        "aria-label": _("Seat {n} name", {n}), autocomplete: "off"})),
+      el("td", {"data-label": _("Colour")}, el("input", {type: "color", class: "seat-colour", value: seat.colour, "aria-label": _("Seat {n} colour", {n})})),
+      el("td", {"data-label": _("Slap pin")}, el("input", {type: "number", class: "seat-slap", min: "0", max: "27", inputmode: "numeric",
+        value: seat.slap ?? "", "aria-label": _("Seat {n} slap pin", {n})})),
+      el("td", {"data-label": _("Double pin")}, el("input", {type: "number", class: "seat-double", min: "0", max: "27", inputmode: "numeric",
+        value: seat.double ?? "", "aria-label": _("Seat {n} double pin", {n})})),
+      el("td", {}, el("button", {type: "button", class: "btn remove", "aria-label": _("Remove seat {n}", {n}),
         onclick: () => { tr.remove(); renumber(); }}, "✕")));
     return tr;
   }
@@ -53,8 +54,8 @@
     const colours = new Set([...rows.querySelectorAll(".seat-colour")].map((x) => x.value.toLowerCase()));
     const free = DEFAULT_SEATS.filter(([, c]) => !colours.has(c.toLowerCase()));
     const [name, colour] = free.find(([nm]) => !names.has(nm.toLowerCase())) ||
-      [`Seat ${i + 1}`, (free[0] || DEFAULT_SEATS[i % DEFAULT_SEATS.length])[1]];
-    rows.append(seatRow({name: names.has(name.toLowerCase()) ? `Seat ${i + 1}` : name, colour,
+      [_("Seat {n}", {n: i + 1}), (free[0] || DEFAULT_SEATS[i % DEFAULT_SEATS.length])[1]];
+    rows.append(seatRow({name: names.has(name.toLowerCase()) ? _("Seat {n}", {n: i + 1}) : name, colour,
       slap: SLAP_PINS[i], double: DOUBLE_PINS[i]}, i));
     renumber();
   }
@@ -64,7 +65,7 @@
     const seen = new Map();
     for (const s of seats) {
       const c = s.colour.toLowerCase();
-      if (seen.has(c)) return `${seen.get(c)} and ${s.name} have the same colour: give each seat its own.`;
+      if (seen.has(c)) return _("{a} and {b} have the same colour: give each seat its own.", {a: seen.get(c), b: s.name});
       seen.set(c, s.name);
     }
     return "";
@@ -75,7 +76,7 @@
     let input;
     if (opt.kind === "choice") {
       input = el("select", {id, "data-option": opt.name},
-        opt.default === null ? el("option", {value: ""}, "Automatic") : null,
+        opt.default === null ? el("option", {value: ""}, _("Automatic")) : null,
         opt.choices.map((c, i) => el("option", {value: c, selected: c === opt.default},
           (opt.choice_labels || [])[i] || String(c))));
     } else if (opt.kind === "bool") {
@@ -87,19 +88,20 @@
     }
     const shown = (v) => opt.kind === "choice"
       ? (opt.choice_labels || [])[opt.choices.indexOf(v)] || String(v) : `${v}${opt.unit ? " " + opt.unit : ""}`;
-    const def = opt.default === null ? "automatic" : shown(opt.default);
+    const def = opt.default === null ? _("automatic") : shown(opt.default);
     const field = opt.kind === "number" && opt.unit
       ? el("span", {class: "with-unit"}, input, el("span", {class: "unit"}, opt.unit)) : input;
     // the range the game declares (every way an option arrives is held to it)
-    const range = opt.kind === "number" ? `${opt.min} to ${shown(opt.max)}, ` : "";
+    const range = opt.kind === "number" ? _("{min} to {max}, ", {min: opt.min, max: shown(opt.max)}) : "";
     return el("label", {for: id}, opt.label, field,
       el("span", {class: "hint", "data-range": opt.kind === "number" ? `${opt.min}-${opt.max}` : null},
-        `${opt.help} (${range}default ${def})`));
+        _("{help} ({range}default {value})", {help: opt.help, range, value: def})));
   }
 
   function renderGame() {
     const g = game();
-    $("game-hint").textContent = `${g.seats[0]} to ${g.seats[1]} seats · scored in ${g.unit}`;
+    $("game-hint").textContent = _("{fewest} to {most} seats · scored in {unit}",
+      {fewest: g.seats[0], most: g.seats[1], unit: g.unit_words[1]});
     $("options").replaceChildren(...g.options.map(optionField));
     while (rows.children.length < g.seats[0]) addSeat();
     while (rows.children.length > Math.min(g.seats[1], 8)) rows.lastChild.remove();
@@ -125,7 +127,7 @@
       if (whole && /^-?\d+$/.test(value)) value = Number(value);
       options[opt.name] = value;
     }
-    return {game: g.name, seats, options, practice: $("practice").checked};
+    return {game: g.name, seats, options, practice: $("practice").checked, language: $("language").value};
   }
 
   select.addEventListener("change", renderGame);
@@ -134,7 +136,7 @@
     e.preventDefault();
     $("setup-error").textContent = "";
     const body = collect();
-    if (body.seats.some((s) => !s.name)) { $("setup-error").textContent = "Give every seat a name."; return; }
+    if (body.seats.some((s) => !s.name)) { $("setup-error").textContent = _("Give every seat a name."); return; }
     const clash = sameColour(body.seats);
     if (clash) { $("setup-error").textContent = clash; return; }
     $("start").disabled = true;
@@ -148,6 +150,10 @@
     }
   });
 
+  // the table's language (the voice and every page): a table setting, never in the game's log
+  for (const [code, name] of data.languages) {
+    $("language").append(el("option", {value: code, selected: code === data.language}, name));
+  }
   data.seats.forEach((seat, i) => rows.append(seatRow(seat, i)));
   renderGame();
 })();

@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const {el, ms, ordinal, unitWord, deltaClass, names, colour, who, rulingLine, question} = TR;
+  const {_, n_, el, ms, ordinal, unitWord, deltaClass, names, colour, who, rulingLine, question} = TR;
   const seatsEl = document.getElementById("seats");
   const banner = document.getElementById("banner");
   const winner = document.getElementById("winner");
@@ -37,15 +37,15 @@
 
   function renderBanner(s) {
     if (s.awaiting && s.phase !== "over") {
-      banner.replaceChildren(`Judge: ${question(s.awaiting, s)}`,
-        el("small", {}, `Round ${s.awaiting.round} waits for the judge panel`));
+      banner.replaceChildren(_("Judge: {question}", {question: question(s.awaiting, s)}),
+        el("small", {}, _("Round {n} waits for the judge panel", {n: s.awaiting.round})));
       banner.hidden = false;
     } else {
       banner.hidden = true;
     }
     if (s.final && s.winners.length) {
       winner.replaceChildren(
-        el("span", {class: "champion"}, `${s.winners.length > 1 ? "Champions" : "Champion"}: ${names(s.winners)}!`),
+        el("span", {class: "champion"}, n_("Champion: {names}!", "Champions: {names}!", s.winners.length, {names: names(s.winners)})),
         el("span", {class: "standings"}, s.seats.map((r) =>
           el("span", {class: "standing"}, `${ordinal(r.place)} ${r.seat} (${r.score})`))));
       winner.hidden = false;
@@ -82,16 +82,16 @@
           // letters never break inside ("A-B-C" keeps its hyphens: non-breaking ones)
           letters && letters[seat] ? el("span", {class: "num letters"}, letters[seat].replace(/-/g, "\u2011"))
             : el("span", {class: "num"}, String(row.score)),
-          el("span", {class: "unit"}, row.out ? "out" : unitWord(s.unit, row.score, s.words))),
+          el("span", {class: "unit"}, row.out ? _("out") : unitWord(s.unit, row.score, s.words))),
         el("div", {class: "seat-foot"},
           reaction !== undefined && !s.quiet ? el("span", {class: "react"}, ms(reaction)) : null,
           d ? el("span", {class: "delta " + deltaClass(s, d)}, (d > 0 ? "+" : "−") + Math.abs(d)) : null,
-          row.out ? el("span", {class: "flag"}, "out") : null,
+          row.out ? el("span", {class: "flag"}, _("out")) : null,
           stackNote(s, seat, row),
           (s.phase === "ready" || s.phase === "over") && (s.ready || []).includes(seat)
-            ? el("span", {class: "flag ready"}, "ready ✓") : null,
-          s.turn === seat && s.phase !== "over" ? el("span", {class: "flag turn-flag"}, "turn") : null,
-          stuck.has(seat) ? el("span", {class: "flag"}, "button stuck") : null));
+            ? el("span", {class: "flag ready"}, _("ready ✓")) : null,
+          s.turn === seat && s.phase !== "over" ? el("span", {class: "flag turn-flag"}, _("turn")) : null,
+          stuck.has(seat) ? el("span", {class: "flag"}, _("button stuck")) : null));
       return tile;
     });
     seatsEl.replaceChildren(...tiles);
@@ -106,14 +106,14 @@
     const down = st.down[seat] ?? 0;
     const [downWord, upWord] = st.labels;
     if (st.up) return el("span", {class: "stack"}, `${down} ${downWord} · ${st.up[seat] ?? 0} ${upWord}`);
-    return down ? null : el("span", {class: "flag none-left"}, `none ${downWord}`);
+    return down ? null : el("span", {class: "flag none-left"}, _("none {what}", {what: downWord}));
   }
 
   function renderRuling(s) {
     if (s.round) reactionsByRound.set(s.round, s.reactions_us);
     if (!s.round) {
-      rulingTitle.textContent = "Last ruling";
-      linesEl.replaceChildren(el("li", {class: "what"}, s.game ? "No round yet." : "—"));
+      rulingTitle.textContent = _("Last ruling");
+      linesEl.replaceChildren(el("li", {class: "what"}, s.game ? _("No round yet.") : "—"));
       reactEl.replaceChildren();
       return;
     }
@@ -130,24 +130,24 @@
       waiting = item.rulings.some((r) => r.type === "awaiting");
       reactions = reactionsByRound.get(n) || {};
     }
-    rulingTitle.textContent = `Round ${n}`;
+    rulingTitle.textContent = _("Round {n}", {n});
     let lines;
     if (n === s.round && racing) {
       const alone = s.racing && s.racing.length === 1 && s.seat_order.length > 1;  // a flip, no race
-      lines = [el("li", {class: "what"}, s.quiet || alone ? "Playing…" : "Racing…")];
+      lines = [el("li", {class: "what"}, s.quiet || alone ? _("Playing…") : _("Racing…"))];
     } else if (n === s.round && s.cut_by_end) {  // the judge's End came mid-race: never ruled
-      lines = [el("li", {class: "what"}, "Not ruled: the judge ended the game during this round.")];
+      lines = [el("li", {class: "what"}, _("Not ruled: the judge ended the game during this round."))];
     } else if (waiting && !rulings.length) {
-      lines = [el("li", {class: "what"}, "Waiting for the judge…")];
+      lines = [el("li", {class: "what"}, _("Waiting for the judge…"))];
     } else if (!rulings.length) {
-      lines = [el("li", {class: "what"}, "Clean round: nobody takes anything.")];
+      lines = [el("li", {class: "what"}, _("Clean round: nobody takes anything."))];
     } else {
       lines = rulings.map((r) => el("li", {}, rulingLine(s, r)));
     }
     const late = n === s.round ? Object.keys(s.late_us || {}) : [];
     if (late.length) {  // presses after the ruling: they belong to the round and change nothing
       lines.push(el("li", {class: "what late"},
-        `Late for round ${n}: ${late.join(", ")}. Nothing changes.`));
+        _("Late for round {n}: {seats}. Nothing changes.", {n, seats: late.join(", ")})));
     }
     linesEl.replaceChildren(...lines);
     if (s.quiet) { reactEl.replaceChildren(); return; }
@@ -173,11 +173,16 @@
       return el("li", {},
         who(s, seat),
         t === undefined ? el("span", {class: "none"}, n === s.round && racing ? "…"
-          : early[seat] !== undefined ? `early by ${ms(early[seat])}`
-          : n === s.round && s.cut_by_end ? "cut short"  // the end came first
-          : `never ${(s.words && s.words.pressed) || "pressed"}`) : bar,
+          : early[seat] !== undefined ? _("early by {time}", {time: ms(early[seat])})
+          : n === s.round && s.cut_by_end ? _("cut short")  // the end came first
+          : _("never {pressed}", {pressed: pressedWord(s)})) : bar,
         el("span", {class: "ms"}, t === undefined ? "—" : ms(t)));
     }));
+  }
+
+  function pressedWord(s) {
+    const said = s.words && s.words.pressed;
+    return said || _("pressed");
   }
 
   function renderEarlier(s) {
@@ -189,9 +194,9 @@
       const rulings = item.rulings.filter((r) => r.type === "ruling");
       const asked = item.rulings.find((r) => r.type === "awaiting");
       const body = rulings.length ? rulings.flatMap((r, i) => [i ? "; " : "", ...rulingLine(s, r)])
-        : [el("span", {class: "what"}, asked ? "waiting for the judge" : "clean round")];
+        : [el("span", {class: "what"}, asked ? _("waiting for the judge") : _("clean round"))];
       return el("li", {}, el("span", {class: "rnd"}, `#${n}`), ...body,
-        item.correction ? el("span", {class: "corr"}, "corrected") : null);
+        item.correction ? el("span", {class: "corr"}, _("corrected")) : null);
     }) : [el("li", {class: "what"}, "—")]));
   }
 

@@ -60,8 +60,11 @@ class GameWords:
 
 
 def _file_of(cls: type, language: str) -> Path | None:
+    """`<module>.<language>.toml` beside the module that declares `cls`; a game played from a file
+    (its class declares `WORDS_BESIDE`, the game file) has its words beside that file."""
+    beside = cls.__dict__.get("WORDS_BESIDE")
     module = sys.modules.get(cls.__module__)
-    source = getattr(module, "__file__", None)
+    source = beside if beside is not None else getattr(module, "__file__", None)
     if source is None:
         return None
     path = Path(source).with_suffix(f".{language}.toml")

@@ -19,8 +19,10 @@ def _compiled(name: str) -> Any:
     from referee.rules.fromfile import compile_game
     from referee.rules.gamefile import decode
 
-    data = resources.files(__name__).joinpath(f"{name}.toml").read_bytes()
-    return compile_game(decode(data, f"{name}.toml"), carried=False)
+    source = resources.files(__name__).joinpath(f"{name}.toml")
+    cls = compile_game(decode(source.read_bytes(), f"{name}.toml"), carried=False)
+    cls.WORDS_BESIDE = str(source)  # its translations: NAME.<language>.toml beside it (lingo)
+    return cls
 
 
 def __getattr__(name: str) -> Any:

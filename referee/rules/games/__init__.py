@@ -21,7 +21,7 @@ def _compiled(name: str) -> Any:
 
     source = resources.files(__name__).joinpath(f"{name}.toml")
     cls = compile_game(decode(source.read_bytes(), f"{name}.toml"), carried=False)
-    setattr(cls, "WORDS_BESIDE", str(source))  # its words: NAME.<language>.toml beside it (lingo)
+    cls.WORDS_BESIDE = str(source)  # type: ignore[attr-defined]  # its words beside it (lingo)
     return cls
 
 

@@ -557,7 +557,7 @@ def test_every_state_changing_post_needs_the_pin(fresh: dict[str, Any]) -> None:
             client.head(rule.rule)
             client.options(rule.rule)
     assert fingerprint(table) == before
-    fresh["clock"].now += 60  # the wrong PINs above spent the table-wide budget: let it refill
+    fresh["clock"].advance(s=60)  # the wrong PINs above spent the table-wide budget: let it refill
     assert post(client, "/api/pause").status_code == 200  # the right PIN works
     assert table.engine is not None and table.engine.paused
 

@@ -129,7 +129,7 @@ BAD_CONFIGS = {
     "pin twice": '[[seats]]\nname = "Blue"\nslap = 4\n[[seats]]\nname = "Red"\nslap = 4\n',
     "port text": '[table]\nport = "eighty"\n[[seats]]\nname = "Blue"\nslap = 4\n',
     "nine seats": "".join(f'[[seats]]\nname = "S{i}"\n' for i in range(9)),
-    "unknown game": '[table]\ngame = "snap"\n[[seats]]\nname = "A"\nslap = 4\n'
+    "unknown game": '[table]\ngame = "chess"\n[[seats]]\nname = "A"\nslap = 4\n'
                     '[[seats]]\nname = "B"\nslap = 17\n',
     "bad option": '[options]\ntie_us = -4\n[[seats]]\nname = "A"\nslap = 4\n'
                   '[[seats]]\nname = "B"\nslap = 17\n',

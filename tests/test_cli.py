@@ -85,7 +85,7 @@ def test_bad_flags_are_one_line_and_exit_2(tmp_path: Path) -> None:
          "A"),
         (["play", "spank-the-pig", "--mock", "--option", "warp=9", "--db", str(tmp_path / "x.db"),
           "--no-web"], "unknown option 'warp'"),
-        (["play", "snap"], "invalid choice"),
+        (["play", "chess"], "invalid choice"),
         (["export", "--db", str(tmp_path / "none.db")], "no database at"),
         (["play", "--config", str(tmp_path / "nope.toml")], "nope.toml"),
     ]:

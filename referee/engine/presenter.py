@@ -122,7 +122,7 @@ def translated(said: dict[str, Any], rules: Rules, book: Phrasebook) -> dict[str
         out["unit"] = list(game.unit_words)
     else:
         out["unit"] = [book.text(u) for u in said.get("unit", [])]
-    for key in ("pressed", "thing", "act"):
+    for key in ("pressed", "thing", "act", "next"):
         if isinstance(said.get(key), str):
             out[key] = book.text(said[key])
     out["penalties"] = [book.text(p) for p in said.get("penalties", [])]

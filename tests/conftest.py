@@ -112,5 +112,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: files stay whole
     for item in items:
         reason = KNOWN_FAILURES.get(item.nodeid)
-        if reason is not None:
-            item.add_marker(pytest.mark.xfail(reason=reason, strict=False))
+        if reason is not None:  # (the quiz's drawn logs take minutes each to fail: not run)
+            item.add_marker(pytest.mark.xfail(reason=reason, strict=False,
+                                              run=reason is not _GENERATED))

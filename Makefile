@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 # root (tests/test_pi_install.py), whose own systemd-analyze verifies the unit
 APT_PACKAGES ?= espeak-ng chromium sox libportaudio2 shellcheck debootstrap
 
-.PHONY: demo test bench lint mutate setup system-packages clean
+.PHONY: demo test test-all bench lint mutate setup system-packages clean
 
 setup: system-packages $(VENV)/.installed
 
@@ -43,9 +43,19 @@ TEST_WORKERS ?= 5
 # Bytecode is cached even where the environment says not to (PYTHONDONTWRITEBYTECODE, set on
 # this machine): each worker collects every test file, and the tests start `referee` processes by
 # the hundred; compiling the project from source in each of them was a tenth of the suite's CPU.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile \
+	--no-loadscope-reorder --durations=12
+
+# `make test`: the quick tier, every part and every game, under 90 s here: it leaves out the slow
+# end-to-end tests (tests/conftest.py SLOW_FILES, SLOW_TESTS) and draws a fifth of each property's
+# examples. `make test-all`: the whole suite, as CI runs it (.ci/run).
 test: setup
 	$(VENV)/bin/lint-imports
-	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=12
+	REFEREE_TESTS=quick $(PYTEST) -m "not slow"
+
+test-all: setup
+	$(VENV)/bin/lint-imports
+	$(PYTEST)
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import mock_factory, sim, sim_table
+from tests.harness import QUICK, mock_factory, sim, sim_table
 
 __all__ = ["mock_factory", "sim", "sim_table"]  # fixtures, registered by being here
 
@@ -107,10 +107,54 @@ KNOWN_FAILURES = {
 }
 
 
+# The whole suite's slow part: `make test` (the quick tier, under 90 s on this 2-core machine)
+# leaves these out with `-m "not slow"`; `make test-all` and CI (.ci/run) run them too. Each is an
+# end-to-end run of tens of seconds whose parts the quick tier also reaches one at a time (the
+# rules, the engine on the simulated clock, the voice, the store, the HTTP API, the pages in
+# Chromium, one whole evening: tests/test_evening_pig.py).
+SLOW_FILES = {
+    "test_piper.py": "renders every phrase with the Piper voice (onnxruntime): minutes of CPU",
+    "test_pi_install.py": "builds a Debian bookworm root with debootstrap and installs into it",
+    "test_evening_game_night.py": "whole evenings of Spank the Pig! and Pig's Tail on real pages",
+    "test_evening_cards.py": "whole evenings of the card games on real pages",
+    "test_evening_quiz.py": "whole evenings of the quiz and Snap on real pages",
+    "test_page_languages.py": "every page in every language in Chromium",
+    "test_screens.py": "every game's every phase at phone and TV size in Chromium",
+    "test_benchmarks.py": "the benchmarks at a tiny size",
+    "test_benchmarks_hostile.py": "the hostile guests' benchmark at a tiny size",
+    "test_benchmarks_speech.py": "the speech benchmarks at a tiny size",
+    "test_benchmarks_startup.py": "the start-up benchmark at a tiny size",
+    "test_speech_memory.py": "renders every game's calls cold and measures the voice's memory",
+    "test_power_loss.py": "SIGKILLs real referee processes mid-game and restarts them",
+    "test_load.py": "50 scoreboards and 8 seats pressing in real time",
+}
+SLOW_TESTS = {
+    "tests/test_bad_logs.py::test_huge_logs_are_replayed_or_refused_with_bounded_memory":
+        "replays logs of hundreds of megabytes",
+    "tests/test_capture_faults.py::test_one_seat_mashing_50_times_a_second_for_a_simulated_minute":
+        "a simulated minute of presses through the real engine",
+    "tests/test_api_fuzz.py::test_every_operation_fuzzed_from_the_openapi_document":
+        "500 fuzzed requests against the real server",
+}
+
+
+def pytest_ignore_collect(collection_path: Path) -> bool | None:
+    """The quick tier does not even import the slow files (each worker collects every file)."""
+    return True if QUICK and collection_path.name in SLOW_FILES else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: in the whole suite only (make test-all, CI): "
+                                       "tests/conftest.py SLOW_FILES and SLOW_TESTS say why")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own `-m` selection sees the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: files stay whole
     for item in items:
+        if item.path.name in SLOW_FILES or item.nodeid.split("[")[0] in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
         reason = KNOWN_FAILURES.get(item.nodeid)
         if reason is not None:  # (the quiz's drawn logs take minutes each to fail: not run)
             item.add_marker(pytest.mark.xfail(reason=reason, strict=False,

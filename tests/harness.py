@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import itertools
 import logging
+import os
 import queue
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
@@ -52,6 +53,17 @@ START_US = 5_000_000
 
 
 # -- the clock --------------------------------------------------------------------------------------
+
+# The two tiers (README, "Development"): `make test` sets REFEREE_TESTS=quick and leaves out the
+# tests marked `slow` (tests/conftest.py SLOW); `make test-all` and CI run everything. A property
+# draws a fifth of its examples in the quick tier (at least 5) and all of them in the whole suite.
+QUICK = os.environ.get("REFEREE_TESTS") == "quick"
+
+
+def examples(n: int) -> int:
+    """How many examples a Hypothesis property of `n` examples draws in this tier."""
+    return max(5, n // 5) if QUICK else n
+
 
 
 class SimClock:

@@ -47,7 +47,7 @@ from referee.scoreboard.app import create_app, serve_in_thread, web_dir
 from referee.scoreboard.openapi import openapi_document
 from referee.scoreboard.pin import LOCK_S, MAX_TRIES, PinGuard
 from referee.store.database import connect, export_lines
-from tests.harness import SimClock, mocked_pins
+from tests.harness import SimClock, examples, mocked_pins
 
 ROOT = Path(__file__).resolve().parent.parent
 PIN = "2468"
@@ -451,7 +451,7 @@ def test_every_operation_is_accepted_as_the_document_says(mock_factory: MockFact
 # Derandomized: the same requests every run, so a failure is the code's, never one run's draw.
 # 500 requests reach every operation (asserted) with right, wrong and missing PINs, broken and
 # valid bodies; REFEREE_FUZZ_EXAMPLES=4000 explores further (docs/reliability.md).
-FUZZ_EXAMPLES = int(os.environ.get("REFEREE_FUZZ_EXAMPLES", "500"))
+FUZZ_EXAMPLES = int(os.environ.get("REFEREE_FUZZ_EXAMPLES", examples(500)))
 
 
 @pytest.mark.timeout(400)

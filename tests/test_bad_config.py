@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.config import ConfigError, load_config
+from tests.harness import examples
 from tests.support import assert_refused_in_one_line, one_line, run_referee
 
 
@@ -30,7 +31,8 @@ def check_config_text(path: Path, data: bytes) -> None:
 toml_alphabet = st.sampled_from(list('[]{}=".,#\'\n -_abcxyz0123456789tf+:TZ\\') + ["\x00", "é"])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.one_of(st.text(toml_alphabet, max_size=200), st.binary(max_size=200)))
 def test_config_garbage_is_a_one_line_config_error(tmp_path: Path, data: str | bytes) -> None:
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
@@ -95,7 +97,8 @@ structured = st.fixed_dictionaries(
     })
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(structured)
 def test_structured_bad_config_values_are_one_line_config_errors(tmp_path: Path,
                                                                   doc: dict[str, Any]) -> None:

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from referee.cli import main as cli
 from referee.store.tablelog import LogError, replay
+from tests.harness import examples
 from tests.support import ROOT, figure, one_line
 
 SEED_LOG = [
@@ -185,7 +186,8 @@ def mutated_logs(draw: st.DrawFn) -> str:
                    for o in objs)
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(250), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(mutated_logs())
 def test_logs_with_wrong_types_and_fields_are_replayed_or_refused_in_one_line(
         tmp_path: Path, text: str) -> None:

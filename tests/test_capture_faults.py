@@ -28,7 +28,7 @@ from referee.cli.table import Table
 from referee.clock import now_us
 from referee.config import default_config
 from referee.voice.announce import PrintAnnouncer
-from tests.harness import BLUE, GREEN, RED, SIM_OPTIONS, Sim, TickPin, typed
+from tests.harness import BLUE, GREEN, RED, SIM_OPTIONS, Sim, TickPin, examples, typed
 from tests.support import figure
 
 
@@ -42,7 +42,8 @@ def burst(start_ms: float, gaps_ms: list[float], end_level: bool) -> list[tuple[
     return list(zip(times, levels, strict=True))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     offsets=st.lists(st.integers(min_value=20, max_value=600), min_size=3, max_size=3, unique=True)
     .filter(lambda xs: min(abs(a - b) for a in xs for b in xs if a != b) >= 3),

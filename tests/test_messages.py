@@ -59,7 +59,7 @@ from referee.store.tablelog import (
     event_to_json,
     replay,
 )
-from tests.harness import close_table
+from tests.harness import close_table, examples
 
 PIN = "2468"
 ADDR = "10.0.0.2"
@@ -342,7 +342,7 @@ def test_what_the_server_accepts_the_document_allows(client: FlaskClient, path: 
     start(client, "spank-the-pig")
     seen: dict[str, int] = {"accepted": 0, "refused": 0}
 
-    @settings(max_examples=80, deadline=None, database=None, derandomize=True,
+    @settings(max_examples=examples(80), deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(st.one_of(edges(ref), st.just(BASES.get(path, {}))))
     def one(body: Any) -> None:

@@ -20,12 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.store.tablelog import Replay, replay
+from tests.harness import examples
 from tests.test_rules_properties import renamed
 
 MS = 1000
 S = 1_000_000
 NAMES = ["Ann", "Bob", "Cy", "Di", "Ed"]
-CHECK = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+CHECK = settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow],
                  derandomize=True)
 GAP_US = st.one_of(st.sampled_from([0, 1, 999, 1000, 1001]), st.integers(0, 300 * MS))
 
@@ -157,7 +158,7 @@ def sudden_deaths(draw: st.DrawFn) -> list[dict[str, Any]]:
     return [game, *lines, *judge]
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.too_slow],
           derandomize=True)
 @given(log=sudden_deaths(), shift=st.integers(0, 10**9),
        new=st.permutations(["Xu", "Yan", "Zoe", "Wim", "Vic"]))

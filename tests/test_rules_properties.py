@@ -31,14 +31,14 @@ from referee.rules.turns import TurnRules
 from referee.store.database import Store, connect, export_lines
 from referee.store.tablelog import LogError, event_from_json, replay
 from referee.voice.announce import PrintAnnouncer
-from tests.harness import every_game, made_up, register_game
+from tests.harness import every_game, examples, made_up, register_game
 
 MS = 1000
 NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo"]
 BASE_US = 10_000 * MS
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+FAST = settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow],
                 derandomize=True)
-SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+SLOW = settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow],
                 derandomize=True)
 
 # a gap between two presses: mostly around the thresholds, sometimes anything

@@ -22,7 +22,7 @@ from referee.config import default_config
 from referee.scoreboard import live as web_live
 from referee.scoreboard.app import create_app, serve_in_thread
 from referee.scoreboard.history import GameSummary, player_stats
-from tests.harness import SimClock, close_table, end_window
+from tests.harness import SimClock, close_table, end_window, examples
 
 PIN = "2468"
 SEATS = ["Blue", "Red", "Green", "Yellow"]
@@ -328,7 +328,8 @@ field_values = st.fixed_dictionaries({}, optional={
               "button", "game", "seats", "options", "practice")})
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(path=st.sampled_from([p for p in POSTS if p != "/api/new-game"]),
        body=json_values | field_values)
 def test_fuzzed_bodies_never_500(client: FlaskClient, path: str, body: Any) -> None:
@@ -337,7 +338,8 @@ def test_fuzzed_bodies_never_500(client: FlaskClient, path: str, body: Any) -> N
     assert resp.status_code in (200, 204) or "error" in resp.get_json()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=json_values | field_values)
 def test_fuzzed_new_game_bodies_never_500(client: FlaskClient, body: Any) -> None:
     resp = post(client, "/api/new-game", body)

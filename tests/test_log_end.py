@@ -133,6 +133,23 @@ def test_an_end_line_ends_every_game(name: str, seats: list[str], claims: bool) 
     assert final(run(*[x for x in log if x["type"] != "end"]))[:2] == (False, [])
 
 
+@pytest.mark.parametrize("name", ["slapjack", "halli-galli", "snap"])
+def test_an_end_line_crowns_the_card_game_seat_holding_the_most_cards(name: str) -> None:
+    """Blue, Red, Green and Blue flip; on the fourth card everyone presses, Red first, and Red
+    takes the cards (a Jack, five of a fruit, a snap: all pressed); then the judge's End. The
+    most cards wins (PRODUCT.md, "More slap games": "or by the judge"): Red is the champion."""
+    flips = [cue(k * S, seat) for k, seat in enumerate(["Blue", "Red", "Green"], start=1)]
+    take = [cue(4 * S, "Blue"), press(4 * S + 200 * MS, "Red"),
+            press(4 * S + 300 * MS, "Green"), press(4 * S + 400 * MS, "Blue")]
+    log = [game(name, THREE), *flips, *take, end(10 * S)]
+    out = run(*log)
+    assert [(r[1], r[2] > 0) for r in rulings(out)] == [("Red", True)]
+    done, winners, rows = final(out)
+    assert (done, winners) == (True, ["Red"])
+    assert rows[0][0] == "Red" and rows[0][2] == 1 and all(r[2] > 1 for r in rows[1:])
+    assert final(run(*log[:-1]))[:2] == (False, [])  # without the end: still playing
+
+
 # -- practice --------------------------------------------------------------------------------------
 
 

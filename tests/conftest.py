@@ -94,9 +94,6 @@ KNOWN_FAILURES = {
     **{f"tests/test_rules_framework.py::{name}[quiz]": _GENERATED for name in (
         "test_reading_the_rules_changes_nothing_so_any_thread_may_read",
         "test_change_detection_names_each_round_whose_rulings_changed")},
-    "tests/test_browser.py::test_a_game_ended_in_the_middle_of_a_sudden_death_round_reads_as_over":
-        "the judge's End closes a sudden-death race with one seat's slap and the page shows "
-        "'Clean round' for it: the end line's closing and the stragglers rule still to reconcile",
 }
 
 

@@ -735,3 +735,38 @@ def test_end_in_a_sudden_death_race_asks_the_judge_then_places_the_play_off(
     assert [(r["seat"], r["place"], r["out"]) for r in shown["seats"]] == [
         ("Red", 1, False), ("Green", 1, False), ("Blue", 3, True), ("Yellow", 4, False)]
     assert s.check_log_replays_to_live()["winners"] == ["Red", "Green"]
+
+
+def test_a_slap_on_its_way_when_the_judge_ends_is_ruled_by_its_edge_not_its_arrival(
+        sim: Callable[..., Sim]) -> None:
+    """Presses are ordered by edge time, never by the order callbacks arrive (PRODUCT.md, the
+    principle). On a Pi an edge reaches the engine up to `delivery_us` after it happened: Blue
+    slaps 3 ms before the judge's End, and its press arrives just before the End on one table,
+    just after it on the other. Both tables rule the race the End cut the same way: the end
+    stands where every press before it is in (`delivery_us` before the judge's action), so
+    Blue's slap is after it and counts for nothing, two of three slapped and the judge is asked;
+    each exported log replays to what its table said."""
+    outcomes = []
+    for arrives_first in (True, False):
+        s = sim(SEATS, OPTIONS)
+        engine = s.engine
+        assert engine is not None
+        engine.delivery_us = 5_000  # lgpio's, with room (referee.capture.gpio)
+        cue = s.start_round()
+        s.press("Red", cue + 100)
+        s.press("Green", cue + 110)
+        s.run_to(cue + 200, step_ms=10)
+        if arrives_first:
+            s.press("Blue", cue + 300)
+            s.pump(cue + 303)
+            s.command("end")
+        else:
+            s.pump(cue + 303)
+            s.command("end")
+            s.press("Blue", cue + 300)  # its edge 3 ms before the End; delivered after it
+            s.pump(cue + 304)
+        s.run_to(s.t_ms + 200, step_ms=10)
+        s.check_log_replays_to_live()
+        outcomes.append(s.outputs())
+        s.close()  # (its pins free for the other table)
+    assert outcomes[0] == outcomes[1] == [{"type": "awaiting", "round": 1, "need": ["pigs"]}]

@@ -83,8 +83,6 @@ LONGEST_FIRST = ("test_piper.py", "test_benchmarks_startup.py", "test_benchmarks
 # ("xpassed") the day it is mended. Remove an entry with its fix.
 _GENERATED = ("the property tests' generic log generator draws quiz logs it cannot mirror (facts "
               "that name seats, judge-started rounds): the quiz's own properties are still to write")
-_UNFINISHED = ("the generic log generator rarely draws a finished card game and leaves judge "
-               "questions open, so an end line cannot finish it: answers to draw")
 KNOWN_FAILURES = {
     **{f"tests/test_rules_properties.py::{name}[quiz]": _GENERATED for name in (
         "test_the_order_of_press_lines_never_changes_the_output",
@@ -96,14 +94,6 @@ KNOWN_FAILURES = {
     **{f"tests/test_rules_framework.py::{name}[quiz]": _GENERATED for name in (
         "test_reading_the_rules_changes_nothing_so_any_thread_may_read",
         "test_change_detection_names_each_round_whose_rulings_changed")},
-    **{f"tests/test_rules_properties.py::test_a_press_after_the_game_is_over_changes_nothing[{g}]":
-       _UNFINISHED for g in ("halli-galli", "slapjack", "snap")},
-    "tests/test_browser.py::test_a_game_ended_in_the_middle_of_a_sudden_death_round_reads_as_over":
-        "the judge's End closes a sudden-death race with one seat's slap and the page shows "
-        "'Clean round' for it: the end line's closing and the stragglers rule still to reconcile",
-    "tests/test_evening_cards.py::test_a_halli_galli_evening_from_the_deal_to_the_winner":
-        "after the judge's End the Halli Galli evening does not show its champion: the end line's "
-        "closing and the card games still to reconcile",
 }
 
 

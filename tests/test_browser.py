@@ -187,26 +187,44 @@ def test_a_sudden_death_round_lists_the_press_of_the_seat_it_knocked_out(
 
 def test_a_game_ended_in_the_middle_of_a_sudden_death_round_reads_as_over(
         browser: Any, tmp_path: Path, mock_factory: Any) -> None:
-    """Issue 22's leftovers: the judge's End while a sudden-death round races. The title line
-    reads as game over (not "Sudden death · round 2"), and the round the end closed is ruled from
-    the presses made before it (never "Clean round" over Blue's slap)."""
+    """Issue 22's leftovers: the judge's End while a sudden-death round races, after Blue's
+    slap. The end closes the race there (PRODUCT.md, Table log) and it is ruled from the slaps
+    before it: one of the three slapped, so the judge is asked ("Pig or no pig?"), never a
+    "Clean round" over Blue's slap, and the standings wait for the answer. A pig: Red and Green
+    never slapped and each takes a whammy (the stragglers rule), both are out and Blue is the
+    champion; the title line reads as game over (not "Sudden death · round 2")."""
     with serving(tmp_path, {**FAST, "deck": 4}, auto=False) as live:
         board = page(browser, live.url)
+        judge = page(browser, live.url + "judge")
+        unlock(judge)
         engine = live.table.engine
         assert engine is not None
         sudden_death(live)
+        cue = engine.last_cue_us
+        assert cue is not None
         live.press_at("Blue", 200)
-        wait_for(lambda: "Blue" in live.snapshot()["reactions_us"])
+        # the press is sent ahead of its edge: the judge's End comes once the slap has been made
+        wait_for(lambda: engine.now() > cue + 250_000)
         board.locator("#round").filter(has_text="Sudden death").wait_for()
         engine.command("end")
+        live.wait_phase("awaiting")
+        board.locator("#banner").filter(has_text="Pig or no pig?").wait_for()
+        lines = board.locator("#ruling-lines")
+        lines.filter(has_text="Waiting for the judge").wait_for()
+        assert "Clean round" not in lines.inner_text()
+        board.locator("#reactions li").filter(has_text="Blue").filter(has_text="200 ms").wait_for()
+        judge.wait_for_selector("#question.asking")
+        judge.click("#question-facts [data-fact=pigs][data-value='1']")
         live.wait_phase("over")
         board.locator("#round").filter(has_text="Game over").wait_for()
         assert "Sudden death" not in board.locator("#round").inner_text()
-        # the end closed the race then (PRODUCT.md, Table log: "a race still open at it is
-        # closed there"): it is ruled from the presses made before it, Blue's among them
-        lines = board.locator("#ruling-lines")
+        for seat in ("Red", "Green"):
+            line = lines.locator("li").filter(has_text=seat).filter(has_text="never slapped")
+            line.filter(has_text="+1 whammy").wait_for()
         assert "Clean round" not in lines.inner_text()
+        board.locator("#winner").filter(has_text="Champion: Blue!").wait_for()
         board.locator("#reactions li").filter(has_text="Blue").filter(has_text="200 ms").wait_for()
+        assert [r["place"] for r in live.snapshot()["seats"]] == [1, 2, 2, 4]  # Yellow sat out
 
 
 def test_a_split_round_is_settled_from_the_judge_panel(browser: Any, live: Live) -> None:

@@ -697,3 +697,76 @@ def test_commands_are_typed_and_a_name_with_a_field_it_does_not_take_is_refused(
     assert sorted(COMMANDS) == ["end", "feed", "next_game", "next_round", "pause", "press_note",
                                 "resume", "snapshot", "standings", "start", "step", "stop",
                                 "undo", "wake"]
+
+
+def test_end_in_a_sudden_death_race_asks_the_judge_then_places_the_play_off(
+        sim: Callable[..., Sim]) -> None:
+    """Round 1 (deck 4) leaves Blue, Red and Green tied, Yellow last; in their sudden death Blue
+    slaps and the judge ends the game. The race closes at the end, ruled from Blue's slap alone:
+    the judge is asked and nothing more is said. No pig: Blue slapped first with none and is
+    out; "Game over", then Red and Green, still in, are co-champions; Blue is placed ahead of
+    Yellow, who sat the sudden death out; the exported log replays to what was said."""
+    seats = ["Blue", "Red", "Green", "Yellow"]
+    s = sim(seats, {**OPTIONS, "deck": "4", "tie_us": "1"})
+    engine = s.engine
+    assert engine is not None
+    play_round(s, seats)  # Yellow last
+    cue = s.start_round()
+    assert engine.rules.racing(2) == ("Blue", "Red", "Green")
+    s.press("Blue", cue + 200)
+    s.run_to(cue + 300, step_ms=10)
+    before = len(s.voice.said)
+    shown = s.command("end")
+    assert shown["phase"] == "awaiting" and shown["final"] is False
+    assert shown["awaiting"] == {"type": "awaiting", "round": 2, "need": ["pigs"]}
+    assert shown["reactions_us"] == {"Blue": 200_000}
+    s.run_to(s.t_ms + 500, step_ms=10)
+    assert said(s)[before:] == ["awaiting"]
+    assert s.voice.text(*s.voice.said[-1][:2]) == "Judge: Pig or no pig?"
+    s.command("feed", event=Facts(2, {"pigs": 0}))
+    s.run_to(s.t_ms + 500, step_ms=10)
+    texts = [s.voice.text(k, p) for k, p, _ in list(s.voice.said)[before + 1:]]
+    assert texts == ["Blue: first to slap with no pig. One whammy.",
+                     "Game over. Red, zero whammies. Green, zero whammies. Blue, one whammy. "
+                     "Yellow, one whammy.",
+                     "Red and Green are co-champions!"]
+    shown = engine.snapshot()
+    assert shown["phase"] == "over" and shown["winners"] == ["Red", "Green"]
+    assert [(r["seat"], r["place"], r["out"]) for r in shown["seats"]] == [
+        ("Red", 1, False), ("Green", 1, False), ("Blue", 3, True), ("Yellow", 4, False)]
+    assert s.check_log_replays_to_live()["winners"] == ["Red", "Green"]
+
+
+def test_a_slap_on_its_way_when_the_judge_ends_is_ruled_by_its_edge_not_its_arrival(
+        sim: Callable[..., Sim]) -> None:
+    """Presses are ordered by edge time, never by the order callbacks arrive (PRODUCT.md, the
+    principle). On a Pi an edge reaches the engine up to `delivery_us` after it happened: Blue
+    slaps 3 ms before the judge's End, and its press arrives just before the End on one table,
+    just after it on the other. Both tables rule the race the End cut the same way: the end
+    stands where every press before it is in (`delivery_us` before the judge's action), so
+    Blue's slap is after it and counts for nothing, two of three slapped and the judge is asked;
+    each exported log replays to what its table said."""
+    outcomes = []
+    for arrives_first in (True, False):
+        s = sim(SEATS, OPTIONS)
+        engine = s.engine
+        assert engine is not None
+        engine.delivery_us = 5_000  # lgpio's, with room (referee.capture.gpio)
+        cue = s.start_round()
+        s.press("Red", cue + 100)
+        s.press("Green", cue + 110)
+        s.run_to(cue + 200, step_ms=10)
+        if arrives_first:
+            s.press("Blue", cue + 300)
+            s.pump(cue + 303)
+            s.command("end")
+        else:
+            s.pump(cue + 303)
+            s.command("end")
+            s.press("Blue", cue + 300)  # its edge 3 ms before the End; delivered after it
+            s.pump(cue + 304)
+        s.run_to(s.t_ms + 200, step_ms=10)
+        s.check_log_replays_to_live()
+        outcomes.append(s.outputs())
+        s.close()  # (its pins free for the other table)
+    assert outcomes[0] == outcomes[1] == [{"type": "awaiting", "round": 1, "need": ["pigs"]}]

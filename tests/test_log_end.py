@@ -113,6 +113,39 @@ def test_an_end_in_sudden_death_crowns_the_seats_still_in_it() -> None:
     assert {r[0]: r[1] for r in final(out)[2]} == {"Blue": 2, "Red": 2, "Green": 2}
 
 
+def test_a_sudden_death_race_cut_by_the_end_is_ruled_from_the_slaps_before_it() -> None:
+    """Round 1 leaves Blue, Red and Green tied (Yellow last): round 2 is their sudden death.
+    Blue slaps; the judge ends the game before Red and Green do (Red's slap after the end
+    counts for nothing). The end closes the race there (PRODUCT.md, Table log): one of three
+    slapped, so the judge is asked and the standings wait. A pig: Red and Green never slapped
+    and each takes what the last would (`stragglers = all-lose`): both are out, Blue is the
+    champion. No pig: Blue slapped first with none and is out; Red and Green are still in and
+    the end crowns them, then the play-off's places: Blue (in the sudden death) ahead of Yellow
+    (who sat it out) though both have a whammy. With `stragglers = no-one` nobody takes the
+    pig and the three still in are co-champions."""
+    def log(**options: Any) -> list[dict[str, Any]]:
+        return [game("spank-the-pig", FOUR, doubles="off", deck=4, **options),
+                *spank_round(1, FOUR), *spank_round(2, ["Blue"]), end(20 * S + 500 * MS),
+                press(20 * S + 600 * MS, "Red")]
+    out = run(*log())
+    assert out[1] == {"type": "awaiting", "round": 2, "need": ["pigs"]}
+    assert final(out)[:2] == (False, [])  # the question is open: nobody is out yet
+    out = run(*log(), facts(2, pigs=1))
+    assert rulings(out, 2) == [(2, "Red", 1, "last to spank the pig", None),
+                               (2, "Green", 1, "last to spank the pig", None)]
+    assert final(out) == (True, ["Blue"], [("Blue", 0, 1), ("Red", 1, 2), ("Green", 1, 2),
+                                           ("Yellow", 1, 4)])
+    out = run(*log(), facts(2, pigs=0))
+    assert rulings(out, 2) == [(2, "Blue", 1, "first to slap with no pig", None)]
+    assert final(out) == (True, ["Red", "Green"], [("Red", 0, 1), ("Green", 0, 1),
+                                                   ("Blue", 1, 3), ("Yellow", 1, 4)])
+    assert [r["out"] for r in out[-1]["seats"]] == [False, False, True, False]
+    out = run(*log(stragglers="no-one"), facts(2, pigs=1))
+    assert [(r[1], r[2], r[3]) for r in rulings(out, 2)] == [
+        (None, 0, "unclear: 2 never slapped")]
+    assert final(out)[:2] == (True, ["Blue", "Red", "Green"])
+
+
 @pytest.mark.parametrize(("name", "seats", "claims"), [
     ("pig", ["Blue", "Red", "Green", "Yellow"], True),
     ("pigs-tail", THREE, False),
@@ -131,6 +164,23 @@ def test_an_end_line_ends_every_game(name: str, seats: list[str], claims: bool) 
     out = run(*log)
     assert final(out)[:2] == (True, expected)
     assert final(run(*[x for x in log if x["type"] != "end"]))[:2] == (False, [])
+
+
+@pytest.mark.parametrize("name", ["slapjack", "halli-galli", "snap"])
+def test_an_end_line_crowns_the_card_game_seat_holding_the_most_cards(name: str) -> None:
+    """Blue, Red, Green and Blue flip; on the fourth card everyone presses, Red first, and Red
+    takes the cards (a Jack, five of a fruit, a snap: all pressed); then the judge's End. The
+    most cards wins (PRODUCT.md, "More slap games": "or by the judge"): Red is the champion."""
+    flips = [cue(k * S, seat) for k, seat in enumerate(["Blue", "Red", "Green"], start=1)]
+    take = [cue(4 * S, "Blue"), press(4 * S + 200 * MS, "Red"),
+            press(4 * S + 300 * MS, "Green"), press(4 * S + 400 * MS, "Blue")]
+    log = [game(name, THREE), *flips, *take, end(10 * S)]
+    out = run(*log)
+    assert [(r[1], r[2] > 0) for r in rulings(out)] == [("Red", True)]
+    done, winners, rows = final(out)
+    assert (done, winners) == (True, ["Red"])
+    assert rows[0][0] == "Red" and rows[0][2] == 1 and all(r[2] > 1 for r in rows[1:])
+    assert final(run(*log[:-1]))[:2] == (False, [])  # without the end: still playing
 
 
 # -- practice --------------------------------------------------------------------------------------

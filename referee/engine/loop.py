@@ -514,7 +514,7 @@ class Engine:
         """A practice game has no sudden death and no champion: it ends with an end line, then
         the real game's Ready step."""
         try:
-            self.feed(End(self.now()))
+            self.feed(self._end_line())
         except LogFull:
             pass  # said once (`_full`); the practice is over all the same
         self.say("practice_over", {})
@@ -825,10 +825,17 @@ class Engine:
             self.announcer.cut_calls()  # nothing of the old game is said after the champion
             self.cue_us = None
         now = self.now()
-        self.feed(End(now))
+        self.feed(self._end_line())
         self.ended = True
         self._mark("ended", True)
         self.step(now)  # the race cut by the end is ruled and said, then the game over
+
+    def _end_line(self) -> End:
+        """The end line of a game ended now: at the instant every press before it has reached
+        the table (`delivery_us` ago, as a race is ruled only once its close is that far
+        behind), so a press still on its way counts as its edge time says, never as it happens
+        to arrive before or after the End; a race open then closes there."""
+        return End(max(0, self.now() - self.delivery_us))
 
     # -- what the scoreboard shows -------------------------------------------------------------
 

@@ -476,7 +476,7 @@ class Rules(ABC):
         if self.end_us is not None and not st.final and self.status().awaiting is None:
             scores = {r.seat: r.score for r in st.seats}
             leaders = self.leaders({s: scores[s] for s in self.contenders(st)})
-            placed = {r.seat: (0 if r.seat in leaders else r.place) for r in st.seats}
+            placed = self.ended_places(st, leaders)
             rank = {s: -p for s, p in placed.items()} if self.MORE_WINS else placed
             st = Standings(True, self.rows(scores, rank, (r.seat for r in st.seats if r.out)),
                            tuple(s for s in self.seats if s in leaders))
@@ -487,6 +487,11 @@ class Rules(ABC):
     @abstractmethod
     def table_standings(self) -> Standings:
         """The standings as the game's own rules place the seats (the end left to `standings`)."""
+
+    def ended_places(self, st: Standings, leaders: Sequence[str]) -> dict[str, int]:
+        """The order of the seats once an end line has ended the game, lower first: the
+        `leaders` (its champions), then every other seat as the game placed it."""
+        return {r.seat: (0 if r.seat in leaders else r.place) for r in st.seats}
 
     def contenders(self, st: Standings) -> list[str]:
         """The seats that could still win when an end line ends the game (by default those not

@@ -29,7 +29,8 @@ The rules, in plain words (PRODUCT.md, "Spank the Pig!"; the seed rule sheet):
   judge knocks nobody out. The game is not over while any round awaits the judge.
 - Places after a sudden death are a play-off's: the champion, then the other seats of the sudden
   death (knocked out later ahead of earlier; the same round shares a place), then the seats that
-  sat it out, by whammies.
+  sat it out, by whammies. The judge's End in a sudden death places the seats so too, with the
+  leaders still in it as its (co-)champions.
 """
 
 from __future__ import annotations
@@ -567,18 +568,27 @@ class SpankThePig(Rules):
 
     def table_standings(self) -> Standings:
         st = self.state
-        if self.over:
-            # the champion first; after a sudden death, a play-off's places: the other seats of
-            # the sudden death (knocked out later ahead of earlier, the same round sharing a
-            # place), then the seats that sat it out, by whammies
-            later = sorted(set(st.knocked.values()), reverse=True)
-            key = {s: (0 if s in st.winners else
-                       1 + later.index(st.knocked[s]) if s in st.knocked else
-                       1 + len(later) + st.scores[s]) for s in self.seats}
-        else:
-            key = dict(st.scores)
+        key = self.playoff(st.winners) if self.over else dict(st.scores)
         rows = self.rows(st.scores, key, st.knocked)
         return Standings(self.over, rows, st.winners if self.over else ())
+
+    def playoff(self, champions: Sequence[str]) -> dict[str, int]:
+        """The places' order, lower first: the champion(s); the seats still in play, by
+        whammies; after a sudden death, a play-off's places: the other seats of the sudden
+        death (knocked out later ahead of earlier, the same round sharing a place), then the
+        seats that sat it out, by whammies."""
+        st = self.state
+        later = sorted(set(st.knocked.values()), reverse=True)
+        key = {s: ((0, 0) if s in champions else
+                   (2, later.index(st.knocked[s])) if s in st.knocked else
+                   (3, st.scores[s]) if s in st.benched else
+                   (1, st.scores[s])) for s in self.seats}
+        order = sorted(set(key.values()))
+        return {s: order.index(k) for s, k in key.items()}
+
+    def ended_places(self, st: Standings, leaders: Sequence[str]) -> dict[str, int]:
+        """Ended by the judge in a sudden death: the play-off's places, its leaders first."""
+        return self.playoff(leaders)
 
     def table_status(self) -> Status:
         awaiting = self.awaiting[min(self.awaiting)] if self.awaiting else None

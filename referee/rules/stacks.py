@@ -250,7 +250,9 @@ class StackRules(TurnRules):
         """The cards each seat holds, face down and face up."""
         return self.state.held()
 
-    def standings(self) -> Standings:
+    def table_standings(self) -> Standings:
+        """By cards held (or `rank`), seats out marked; the end line's champions are the
+        framework's (`Rules.standings`: the judge's End crowns the most cards)."""
         rows = self.rows(self.scores(), self.rank(self.state), out=self.state.out)
         winners = tuple(r.seat for r in rows if r.place == 1) if self.over else ()
         return Standings(self.over, rows, winners)

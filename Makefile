@@ -43,8 +43,10 @@ TEST_WORKERS ?= 5
 # Bytecode is cached even where the environment says not to (PYTHONDONTWRITEBYTECODE, set on
 # this machine): each worker collects every test file, and the tests start `referee` processes by
 # the hundred; compiling the project from source in each of them was a tenth of the suite's CPU.
-PYTEST := PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile \
-	--no-loadscope-reorder --durations=12
+# The speech the tables say is kept from run to run (tests/conftest.py speech_cache): a cold run
+# renders it once with espeak-ng.
+PYTEST := PYTHONDONTWRITEBYTECODE= REFEREE_TEST_SPEECH_CACHE=$(CURDIR)/.cache/test-speech \
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=12
 
 # `make test`: the quick tier, every part and every game, under 90 s here: it leaves out the slow
 # end-to-end tests (tests/conftest.py SLOW_FILES, SLOW_TESTS) and draws a fifth of each property's

@@ -1,5 +1,5 @@
 """`python -m referee`: the same as the `referee` command."""
 
-from referee.cli.main import main
+from referee.cli.entry import main
 
 raise SystemExit(main())

@@ -21,7 +21,14 @@ def speech_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     warms about 400 phrases (~6 s of espeak-ng), and tests that play a table rather than test
     rendering need each phrase rendered once a run, not once a table. It is the cache `referee`
     itself keeps (content-addressed, each clip written whole by rename), so workers that render
-    the same phrase at once both write the same clip. Tests of rendering keep their own cache."""
+    the same phrase at once both write the same clip. Tests of rendering keep their own cache.
+    With REFEREE_TEST_SPEECH_CACHE (`make test`, `make test-all`: .cache/test-speech) the clips
+    are kept from one run to the next."""
+    kept = os.environ.get("REFEREE_TEST_SPEECH_CACHE")  # `make test` keeps it across runs:
+    if kept:  # its keys hold the text, the voice and the engine's versions, so nothing goes stale
+        path = Path(kept)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
     base = tmp_path_factory.getbasetemp()
     root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # pytest-N/popen-gwK
     path = root / "speech-cache"
@@ -117,6 +124,7 @@ SLOW_FILES = {
     "test_speech_memory.py": "renders every game's calls cold and measures the voice's memory",
     "test_power_loss.py": "SIGKILLs real referee processes mid-game and restarts them",
     "test_load.py": "50 scoreboards and 8 seats pressing in real time",
+    "test_hostile_disk.py": "full disks, locked and damaged databases: real referee processes",
 }
 SLOW_TESTS = {
     "tests/test_bad_logs.py::test_huge_logs_are_replayed_or_refused_with_bounded_memory":
@@ -125,6 +133,7 @@ SLOW_TESTS = {
         "a simulated minute of presses through the real engine",
     "tests/test_api_fuzz.py::test_every_operation_fuzzed_from_the_openapi_document":
         "500 fuzzed requests against the real server",
+    "tests/test_browser.py::test_screenshots": "every page at phone and TV size",
 }
 
 

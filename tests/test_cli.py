@@ -7,6 +7,7 @@ import json
 import os
 import pty
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -157,3 +158,19 @@ def test_demo_plays_from_the_keyboard_and_export_replays_it(tmp_path: Path) -> N
     assert exported.stdout.splitlines()[0].startswith('{"type": "game", "game": "spank-the-pig"')
     replayed = run("replay", "-", stdin=exported.stdout)
     assert json.loads(replayed.stdout.splitlines()[0])["seat"] == "Yellow"
+
+
+def test_ctrl_c_while_the_referee_is_still_loading_is_a_quiet_exit(tmp_path: Path) -> None:
+    """Ctrl-C in the first moments (the imports take a noticeable moment on a Pi) ends it with
+    exit status 130 or a clean stop, never a "KeyboardInterrupt" traceback. (Before Python's own
+    start-up has set its handler, the signal ends the process at once: also quiet.)"""
+    for i, delay in enumerate((0.05, 0.15, 0.3)):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "referee", "play", "spank-the-pig", "--mock", "--no-speech",
+             "--no-web", "--new", "--db", str(tmp_path / f"{i}.db")],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=90)
+        assert proc.returncode in (0, 130, -signal.SIGINT), (delay, proc.returncode, out[-2000:])
+        assert "Traceback" not in out and "KeyboardInterrupt" not in out, (delay, out[-2000:])

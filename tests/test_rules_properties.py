@@ -190,21 +190,19 @@ def settle(draw: st.DrawFn, rules: Rules) -> list[dict[str, Any]]:
     return out
 
 
-def play_out(draw: st.DrawFn, log: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rest of the game `log` plays: the judge answers what it asks, and quiet rounds are
-    called as its rules call them (naming the flipper they name) until it is over."""
-    try:
-        rules = replay([json.dumps(x) for x in log]).rules  # every race closed, as at its end
-    except LogError:
-        return []  # not a game to judge (`run` says why)
+def play_out(draw: st.DrawFn, rules: Rules, log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rest of the game `log` plays, from `rules` that replayed it (every race closed, as at
+    a log's end): the judge answers what it asks, and quiet rounds are called as its rules call
+    them (naming the flipper they name), at one pace, until it is over."""
     t = max(x.get("t_us", BASE_US) for x in log)
+    pace = draw(st.sampled_from([300 * MS, 2000 * MS]))
     out: list[dict[str, Any]] = []
     for _ in range(300):
         out += settle(draw, rules)
         call = rules.next_call()
         if rules.status().over or call is None:
             break
-        t += draw(st.sampled_from([300 * MS, 2000 * MS]))
+        t += pace
         rules.advance(t)
         rules.feed(Cue(t, call.seat))
         out.append({"type": "cue", "t_us": t, **({"seat": call.seat} if call.seat else {})})
@@ -227,31 +225,39 @@ def declared_logs(draw: st.DrawFn, cls: type[Rules]) -> list[dict[str, Any]]:
     window = int(defaults.get("window_ms") or 1000) * MS  # its race window, and early window
     early = int(defaults.get("early_ms") or 0) * MS
     turns = issubclass(cls, TurnRules)
-    buttons = [*cls.BUTTONS, "slap", "double"]
+    # each strategy built once (a strategy built afresh is validated afresh at every draw)
+    gaps = st.one_of(st.sampled_from([300 * MS, 1000 * MS, 2000 * MS, window,
+                                      window + early + 200 * MS]),
+                     st.integers(100 * MS, max(3000 * MS, window + early + 1000 * MS)))
+    offsets = st.integers(-300 * MS, 1500 * MS)
+    pressers = st.lists(st.sampled_from(seats), min_size=0 if cls.ROUNDS_FROM_CUES else 1,
+                        max_size=n + 1)
+    buttons = st.sampled_from([*cls.BUTTONS, "slap", "double"])
     lines: list[dict[str, Any]] = []
     t = BASE_US
     whole = draw(st.booleans())  # many rounds, mostly quiet
     rounds = 40 if whole else draw(st.integers(1, 6))
     for k in range(rounds):
-        t += draw(st.one_of(st.sampled_from([300 * MS, 1000 * MS, 2000 * MS, window,
-                                             window + early + 200 * MS]),
-                            st.integers(100 * MS, max(3000 * MS, window + early + 1000 * MS))))
+        t += draw(gaps)
         if cls.ROUNDS_FROM_CUES:
             lines.append({"type": "cue", "t_us": t, **({"seat": seats[k % n]} if turns else {})})
         if whole and k % 6 and cls.ROUNDS_FROM_CUES:
             continue
-        at = t + draw(st.integers(-300 * MS, 1500 * MS))
-        for seat in draw(st.lists(st.sampled_from(seats), min_size=0 if cls.ROUNDS_FROM_CUES
-                                  else 1, max_size=n + 1)):
+        at = t + draw(offsets)
+        for seat in draw(pressers):
             at = max(at, BASE_US) + draw(GAP_US)
-            lines.append({"type": "press", "t_us": at, "seat": seat,
-                          "button": draw(st.sampled_from(buttons))})
+            lines.append({"type": "press", "t_us": at, "seat": seat, "button": draw(buttons)})
     facts = {f.name: v for f in cls.FACTS if (v := fact_values(f, seats)) is not None}
     log = [{"type": "game", "game": cls.NAME, "seats": seats, "options": options}, *lines]
-    out = replay([json.dumps(x) for x in log]).lines()
-    numbers = {x["round"] for x in out if "round" in x} or {1}  # the rounds it ruled or asks
-    log += draw(judge_lines(seats, max(numbers), facts, cls.PENALTY_REASONS[0]))
-    return [*log, *play_out(draw, log)] if draw(st.booleans()) else log
+    rules = replay([json.dumps(x) for x in log]).rules
+    numbers = {o.round for o in rules.outputs()} or {1}  # the rounds it ruled or asks
+    judge = draw(judge_lines(seats, max(numbers), facts, cls.PENALTY_REASONS[0]))
+    log += judge
+    if not draw(st.booleans()):
+        return log
+    for line in judge:  # judge lines come last in a replay: the same as replaying them all
+        rules.feed(event_from_json(line))
+    return [*log, *play_out(draw, rules, log)]
 
 
 DBS = itertools.count()

@@ -37,9 +37,18 @@ def read_everything(rules: Rules) -> list[Any]:
     return seen
 
 
+def answer(rules: Rules) -> bool:
+    """The judge answers the question the rules ask, if any, with the keypad's YES."""
+    ask = rules.status().awaiting
+    if ask is not None:
+        rules.feed(Facts(ask.round, rules.keypad(ask, "yes")))
+    return ask is not None
+
+
 def inputs() -> list[tuple[str, Any]]:
     """A few rounds of any game: its calls as cues (or claims, for a game without calls), presses
-    after them, time passing, then the judge voiding round 2, taking it back, a penalty."""
+    after them, time passing, the judge answering what is asked, then the judge voiding round 2,
+    taking it back, a penalty."""
     script: list[tuple[str, Any]] = []
     t = 5 * S
     for _ in range(4):
@@ -47,7 +56,7 @@ def inputs() -> list[tuple[str, Any]]:
         script += [("press", Press(t + (120 + 90 * i) * MS, seat))
                    for i, seat in enumerate(SEATS[:2])]
         t += 20 * S
-        script.append(("time", t))
+        script += [("time", t), ("answer", None)]
     script += [("feed", Facts(2, {"void": True})), ("time", t + S), ("feed", Undo()),
                ("feed", Penalty(2, "Cy", 1, "peeked")), ("finish", None)]
     return script
@@ -83,6 +92,9 @@ def test_reading_the_rules_changes_nothing_so_any_thread_may_read(cls: type[Rule
             rules.feed(what)
         elif kind == "time":
             rules.advance(what)
+        elif kind == "answer":
+            if not answer(rules):
+                continue  # nothing asked
         elif kind == "feed":
             try:
                 rules.check(what)
@@ -117,6 +129,7 @@ def test_change_detection_names_each_round_whose_rulings_changed(cls: type[Rules
         rules.feed(Press(t + 150 * MS, "Ann"))
         t += 20 * S
         rules.advance(t)
+        answer(rules)
     rules.finish()
     ruled = set(rules.take_changed())  # a round that closed with nothing to rule may be no news
     assert ruled >= {n for n in range(1, 4) if rules.round_outputs(n)} and ruled <= {1, 2, 3}

@@ -2,7 +2,9 @@
 and those made up in tests/.
 
 Each game is a table log: the game line, cues and presses crowded round every threshold (tie_us,
-the early window, the window's end, photo finishes, identical instants), then judge lines. For
+the early window, the window's end, photo finishes, identical instants), then judge lines (and,
+for a game drawn from its declarations, often the rest of the game played out: every question
+answered, the rounds its rules call, to the end). A game not over is ended by the judge. For
 every such log: the order of the press lines, a shift of every time, and consistent new seat
 names change nothing but the names; a press after the game is over changes nothing; no score is
 ever negative; `final` never comes with an open question; and the same events played live
@@ -25,8 +27,9 @@ from hypothesis import strategies as st
 
 from referee.engine.commands import Feed, Request
 from referee.engine.loop import Engine, open_game
-from referee.events import Cue, GameStart
+from referee.events import Cue, Facts, GameStart
 from referee.rules.base import Rules
+from referee.rules.declare import Fact
 from referee.rules.turns import TurnRules
 from referee.store.database import Store, connect, export_lines
 from referee.store.tablelog import LogError, event_from_json, replay
@@ -152,51 +155,109 @@ def judge_lines(draw: st.DrawFn, seats: list[str], rounds: int,
     return out
 
 
+def fact_values(fact: Fact, seats: list[str]) -> st.SearchStrategy[Any] | None:
+    """The values a judge may give `fact`, as it declares them (None: none to draw)."""
+    if fact.kind == "flag":
+        return st.booleans()
+    if fact.kind == "count":
+        return st.integers(0, min(fact.most, 4))
+    if fact.kind == "seat":
+        return st.sampled_from([*seats, None])
+    if fact.choices:
+        return st.lists(st.sampled_from([v for v, _ in fact.choices]), max_size=2)
+    if fact.what == "seat":  # seats named (who answered wrong)
+        return st.lists(st.sampled_from(seats), max_size=2, unique=True)
+    return None
+
+
+def settle(draw: st.DrawFn, rules: Rules) -> list[dict[str, Any]]:
+    """The judge answers every question the rules ask, one after the other, as a judge would:
+    the keypad's YES or NO, or values of the facts asked of the judge's own; the facts lines,
+    fed to `rules` too."""
+    facts = {f.name: f for f in rules.facts()}
+    out: list[dict[str, Any]] = []
+    for _ in range(4 * len(rules.seats) * max(1, rules.round_count())):
+        ask = rules.status().awaiting
+        if ask is None:
+            break
+        own = {name: fact_values(facts[name], list(rules.seats)) for name in ask.need}
+        choices = [st.sampled_from([rules.keypad(ask, "yes"), rules.keypad(ask, "no")])]
+        if all(v is not None for v in own.values()):
+            choices.append(st.fixed_dictionaries(own))  # type: ignore[arg-type]
+        values = draw(st.one_of(choices))
+        rules.feed(Facts(ask.round, values))
+        out.append({"type": "facts", "round": ask.round, **values})
+    return out
+
+
+def play_out(draw: st.DrawFn, rules: Rules, log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rest of the game `log` plays, from `rules` that replayed it (every race closed, as at
+    a log's end): the judge answers what it asks, and quiet rounds are called as its rules call
+    them (naming the flipper they name), at one pace, until it is over."""
+    t = max(x.get("t_us", BASE_US) for x in log)
+    pace = draw(st.sampled_from([300 * MS, 2000 * MS]))
+    out: list[dict[str, Any]] = []
+    for _ in range(300):
+        out += settle(draw, rules)
+        call = rules.next_call()
+        if rules.status().over or call is None:
+            break
+        t += pace
+        rules.advance(t)
+        rules.feed(Cue(t, call.seat))
+        out.append({"type": "cue", "t_us": t, **({"seat": call.seat} if call.seat else {})})
+    return out
+
+
 @st.composite
 def declared_logs(draw: st.DrawFn, cls: type[Rules]) -> list[dict[str, Any]]:
     """A log of any game, built from what it declares: seats within its SEATS, each choice option
     drawn (numbers at the game's default), cues for a game whose rounds are its cues (naming the
-    flipper in turn for a turn game) or presses alone for one whose rounds are claims, presses
-    of its buttons (and one it does not use) around each, and judge lines of its own facts."""
+    flipper in turn for a turn game) spaced round its race window, or presses alone for one whose
+    rounds are claims, presses of its buttons (and one it does not use) around each, judge
+    lines of its own facts, and often the game played out: every question answered, quiet
+    rounds called until it is over."""
     lo, hi = cls.SEATS
     n = draw(st.integers(lo, min(hi, lo + 2)))
     seats = NAMES[:n]
     options = {o.name: draw(st.sampled_from(o.choices)) for o in cls.OPTIONS if o.kind == "choice"}
+    defaults = {name: o.default for name, o in cls.known_options().items()}
+    window = int(defaults.get("window_ms") or 1000) * MS  # its race window, and early window
+    early = int(defaults.get("early_ms") or 0) * MS
     turns = issubclass(cls, TurnRules)
-    buttons = [*cls.BUTTONS, "slap", "double"]
+    # each strategy built once (a strategy built afresh is validated afresh at every draw)
+    gaps = st.one_of(st.sampled_from([300 * MS, 1000 * MS, 2000 * MS, window,
+                                      window + early + 200 * MS]),
+                     st.integers(100 * MS, max(3000 * MS, window + early + 1000 * MS)))
+    offsets = st.integers(-300 * MS, 1500 * MS)
+    pressers = st.lists(st.sampled_from(seats), min_size=0 if cls.ROUNDS_FROM_CUES else 1,
+                        max_size=n + 1)
+    buttons = st.sampled_from([*cls.BUTTONS, "slap", "double"])
     lines: list[dict[str, Any]] = []
     t = BASE_US
-    whole = draw(st.booleans())  # enough rounds for a game at its defaults to end, mostly quiet
+    whole = draw(st.booleans())  # many rounds, mostly quiet
     rounds = 40 if whole else draw(st.integers(1, 6))
     for k in range(rounds):
-        t += draw(st.one_of(st.sampled_from([300 * MS, 1000 * MS, 2000 * MS]),
-                            st.integers(100 * MS, 3000 * MS)))
+        t += draw(gaps)
         if cls.ROUNDS_FROM_CUES:
             lines.append({"type": "cue", "t_us": t, **({"seat": seats[k % n]} if turns else {})})
         if whole and k % 6 and cls.ROUNDS_FROM_CUES:
             continue
-        at = t + draw(st.integers(-300 * MS, 1500 * MS))
-        for seat in draw(st.lists(st.sampled_from(seats), min_size=0 if cls.ROUNDS_FROM_CUES
-                                  else 1, max_size=n + 1)):
+        at = t + draw(offsets)
+        for seat in draw(pressers):
             at = max(at, BASE_US) + draw(GAP_US)
-            lines.append({"type": "press", "t_us": at, "seat": seat,
-                          "button": draw(st.sampled_from(buttons))})
-    facts: dict[str, st.SearchStrategy[Any]] = {}
-    for fact in cls.FACTS:
-        if fact.kind == "flag":
-            facts[fact.name] = st.booleans()
-        elif fact.kind == "count":
-            facts[fact.name] = st.integers(0, min(fact.most, 4))
-        elif fact.choices:
-            facts[fact.name] = st.lists(st.sampled_from([v for v, _ in fact.choices]), max_size=2)
+            lines.append({"type": "press", "t_us": at, "seat": seat, "button": draw(buttons)})
+    facts = {f.name: v for f in cls.FACTS if (v := fact_values(f, seats)) is not None}
     log = [{"type": "game", "game": cls.NAME, "seats": seats, "options": options}, *lines]
-    out = replay([json.dumps(x) for x in log]).lines()
-    numbers = {x["round"] for x in out if "round" in x} or {1}  # the rounds it ruled or asks
-    if whole:  # the judge answers what the game asks, so that it can end
-        for ask in (x for x in out if x["type"] == "awaiting"):
-            log.append({"type": "facts", "round": ask["round"],
-                        **{name: draw(facts[name]) for name in ask["need"] if name in facts}})
-    return [*log, *draw(judge_lines(seats, max(numbers), facts, cls.PENALTY_REASONS[0]))]
+    rules = replay([json.dumps(x) for x in log]).rules
+    numbers = {o.round for o in rules.outputs()} or {1}  # the rounds it ruled or asks
+    judge = draw(judge_lines(seats, max(numbers), facts, cls.PENALTY_REASONS[0]))
+    log += judge
+    if not draw(st.booleans()):
+        return log
+    for line in judge:  # judge lines come last in a replay: the same as replaying them all
+        rules.feed(event_from_json(line))
+    return [*log, *play_out(draw, rules, log)]
 
 
 DBS = itertools.count()
@@ -284,14 +345,17 @@ def test_a_press_after_the_game_is_over_changes_nothing(game: str) -> None:
     def check(log: list[dict[str, Any]], data: st.DataObject) -> None:
         out = run(log)
         last = max(x.get("t_us", 0) for x in log)
-        if not out[-1]["final"]:  # a long game the drawn log never finishes: the judge ends it
-            last += 1
+        if not out[-1]["final"]:  # a game the drawn log never finishes: the judge ends it, and
+            last += 1  # answers what is still asked (a race the end closes may ask too)
             log = [*log, {"type": "end", "t_us": last}]
+            log += settle(data.draw, replay([json.dumps(x) for x in log]).rules)
             out = run(log)
-        assume(out[-1]["final"])  # (a question still open keeps it unfinished)
+        assert out[-1]["final"]
+        # past the last race's close (its window, or the end): the game is over by then
+        closes = [r.close_us for r in replay([json.dumps(x) for x in log]).rules.rounds]
+        last = max([last, *closes])
         seats = log[0]["seats"]
-        # past the last race's window (at most a few seconds here): the game is over by then
-        extra = [{"type": "press", "t_us": last + data.draw(st.integers(3000 * MS, 60_000 * MS)),
+        extra = [{"type": "press", "t_us": last + data.draw(st.integers(1, 60_000 * MS)),
                   "seat": data.draw(st.sampled_from(seats)),
                   "button": data.draw(st.sampled_from(["slap", "double"]))}
                  for _ in range(data.draw(st.integers(1, 3)))]

@@ -720,11 +720,7 @@ class Engine:
                 return
             self._publish("state", self.snapshot())
             return
-        facts = {f.name: f for f in self.rules.facts()}  # what YES and NO mean, fact by fact
-        marks = self.rules.judge_marks(awaiting.round)  # a named seat: right or wrong
-        values = marks.get(key) or {need: facts[need].yes if key == "yes" else facts[need].no
-                                    for need in awaiting.need}
-        self.feed(Facts(awaiting.round, values))
+        self.feed(Facts(awaiting.round, self.rules.keypad(awaiting, key)))
 
     def _judge_next(self) -> bool:
         """In a game whose rounds the judge starts, YES between rounds starts the next one."""

@@ -622,6 +622,13 @@ class Rules(ABC):
         declared `yes` and `no`."""
         return {}
 
+    def keypad(self, awaiting: Awaiting, key: str) -> dict[str, Any]:
+        """The facts the judge's YES or NO (`key`) gives the question `awaiting` asks: the named
+        seat's marks where the round names one, else each asked fact's declared `yes` or `no`."""
+        facts = {f.name: f for f in self.facts()}
+        return self.judge_marks(awaiting.round).get(key) or {
+            need: facts[need].yes if key == "yes" else facts[need].no for need in awaiting.need}
+
     def announcements(self, number: int) -> list[Phrase]:
         """Phrases to say before round `number` starts at a live table."""
         return []

@@ -65,13 +65,15 @@ lint: setup
 	$(VENV)/bin/lint-imports
 
 # Mutation testing of the decision modules (docs/mutation.md): `make mutate`, or a subset with
-# `make mutate MODULES=referee/rules/race.py`. mutmut comes from the `mutate` extra, installed
+# `make mutate MODULES=referee/rules/race.py`; `make mutate SAMPLE=30` judges a seeded sample of
+# 30 mutants per module (every mutant of every module takes hours here). mutmut comes from the `mutate` extra, installed
 # here only, so `make test` and CI never need it.
 MODULES ?=
+SAMPLE ?=
 
 mutate: setup
 	@$(PY) -c 'import mutmut' 2>/dev/null || $(VENV)/bin/pip install -q --disable-pip-version-check -e '.[test,mutate]'
-	$(PY) tools/mutate.py $(MODULES)
+	$(PY) tools/mutate.py $(if $(SAMPLE),--sample $(SAMPLE)) $(MODULES)
 
 bench: setup
 	$(PY) benchmarks/run_all.py

@@ -112,6 +112,7 @@ SLOW_FILES = {
     "test_power_loss.py": "SIGKILLs real referee processes mid-game and restarts them",
     "test_load.py": "50 scoreboards and 8 seats pressing in real time",
     "test_hostile_disk.py": "full disks, locked and damaged databases: real referee processes",
+    "test_hostile_input.py": "bad configs, flags and speech settings: a referee process each",
 }
 SLOW_TESTS = {
     "tests/test_bad_logs.py::test_huge_logs_are_replayed_or_refused_with_bounded_memory":

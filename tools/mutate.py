@@ -19,8 +19,10 @@ import argparse
 import fnmatch
 import json
 import os
+import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -161,6 +163,32 @@ def child(modules: list[str], tests: list[str], only: list[str]) -> None:
     _run(tuple(only), max_children=int(os.environ.get("MUTATE_CHILDREN", "2")))
 
 
+def sampled(modules: list[str], tests: list[str], log: Path, n: int) -> list[str]:
+    """Have mutmut make the modules' mutants and trace which tests reach them, stop it as it
+    starts judging them, and pick `n` of each module's mutants at random (seeded: the same
+    sample for the same code)."""
+    with log.open("w") as out:
+        proc = subprocess.Popen(["nice", "-n", "19", sys.executable, __file__, "--child",
+                                 json.dumps([modules, tests, []])], stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        while proc.poll() is None:
+            if "Running mutation testing" in log.read_text(errors="replace"):
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                break
+            time.sleep(2)
+    rng = random.Random(23)
+    names: list[str] = []
+    for m in modules:
+        meta = ROOT / "mutants" / (m + ".meta")
+        if not meta.exists():
+            continue
+        keys = sorted(json.loads(meta.read_text())["exit_code_by_key"])
+        names += rng.sample(keys, min(n, len(keys)))
+    return names
+
+
 def diffs(names: list[str]) -> dict[str, str]:
     from mutmut.mutation.diff_apply import get_diff_for_mutant
 
@@ -288,6 +316,9 @@ def main() -> int:
                     help="judge only the mutants whose mutmut names match (e.g. "
                          "'referee.engine.loop.x*Engine*_end__mutmut_*'); implies --no-doc, and "
                          "the score counts only the mutants judged")
+    ap.add_argument("--sample", type=int, default=0, metavar="N",
+                    help="judge a seeded random sample of N mutants per module (the score is "
+                         "that sample's; a whole pass of every module takes hours here)")
     ap.add_argument("--refresh-doc", action="store_true",
                     help="re-mark the survivors in docs/mutation.md after editing its explanations")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -318,16 +349,20 @@ def main() -> int:
         (ROOT / "mutants").mkdir(exist_ok=True)
         log = ROOT / "mutants" / "run.log"
         print(f"mutate: {' '.join(mods)}\n  judged by: {' '.join(tests)}", flush=True)
-        with log.open("w") as out:
+        only = ns.only
+        if ns.sample:
+            only = sampled(mods, tests, log, ns.sample)
+            print(f"  a sample of {ns.sample} mutants per module: {len(only)} in all", flush=True)
+        with log.open("a" if ns.sample else "w") as out:
             done = subprocess.run(["nice", "-n", "19", sys.executable, __file__, "--child",
-                                   json.dumps([mods, tests, ns.only])],
+                                   json.dumps([mods, tests, only])],
                                   stdout=out, stderr=subprocess.STDOUT)
         if done.returncode != 0:
             print(f"mutate: mutmut failed (exit {done.returncode}); see {log.relative_to(ROOT)}:",
                   file=sys.stderr)
             print("\n".join(log.read_text(errors="replace").splitlines()[-15:]), file=sys.stderr)
             return 1
-        scores += collect(mods, set(), ns.only)
+        scores += collect(mods, set(), only)
     runtime = time.monotonic() - start
     eq = equivalents(DOC)  # read now: the doc may have been edited while mutmut ran
     scores = [replace(s, equivalent=sum(1 for sv in s.survivors if sv.name in eq)) for s in scores]
@@ -335,7 +370,8 @@ def main() -> int:
     print(f"\nmutate: {runtime:.0f} s wall")
     if not ns.no_doc and not ns.only:
         write_doc(DOC, scores, runtime, ["make mutate"] + (
-            [f"MODULES={' '.join(ns.modules)}"] if ns.modules else []))
+            [f"MODULES={' '.join(ns.modules)}"] if ns.modules else []) + (
+            [f"SAMPLE={ns.sample}"] if ns.sample else []))
         print(f"mutate: summary written to {DOC.relative_to(ROOT)}")
     return 0
 

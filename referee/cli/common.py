@@ -10,6 +10,10 @@ from typing import TextIO
 from referee.config import ConfigError, TableConfig, default_config, load_config, parse_seats
 
 
+class HardwareError(RuntimeError):
+    """The GPIO pins cannot be opened: one line with the fix."""
+
+
 class UsageError(Exception):
     """A user mistake: printed as one line, exit status 2."""
 

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from referee import __version__
-from referee.cli.common import UsageError, table_config
-from referee.cli.table import HardwareError
+from referee.cli.common import HardwareError, UsageError, table_config
 from referee.config import (
     DOUBLE_KEYS,
     JUDGE_KEYS,

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from referee.cli.common import Lines
+from referee.cli.common import HardwareError, Lines
 from referee.clock import now_us
 from referee.config import ConfigError, TableConfig, build_seats
 from referee.engine.commands import Pause, Request, Resume
@@ -42,10 +42,6 @@ FINISH_S = 5.0  # how long a stop waits for an open race to close and be ruled
 
 if TYPE_CHECKING:
     from referee.capture.gpio import ButtonBox
-
-
-class HardwareError(RuntimeError):
-    """The GPIO pins cannot be opened: one line with the fix."""
 
 
 def default_db() -> Path:

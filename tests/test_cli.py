@@ -165,6 +165,7 @@ def test_ctrl_c_while_the_referee_is_still_loading_is_a_quiet_exit(
     """Ctrl-C in the first moments (the imports take a noticeable moment on a Pi) ends `referee`
     with exit status 130, as Ctrl-C later does, never with a "KeyboardInterrupt" traceback. The
     signal is made to land inside the import, where a real Ctrl-C lands only by chance."""
+    import importlib
     import importlib.abc
 
     from referee.cli import entry
@@ -179,6 +180,11 @@ def test_ctrl_c_while_the_referee_is_still_loading_is_a_quiet_exit(
     monkeypatch.setattr(sys, "meta_path", [CtrlCWhileLoading(), *sys.meta_path])
     assert entry.main() == 130
     monkeypatch.setattr(sys, "meta_path", sys.meta_path[1:])
-    monkeypatch.setattr("referee.cli.main.build_parser", lambda: (_ for _ in ()).throw(
-        KeyboardInterrupt))  # and while the command line is read
+    loaded = importlib.import_module("referee.cli.main")  # the module `entry` will find
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(loaded, "build_parser", interrupted)  # and while the command is read
+    monkeypatch.setattr(sys, "argv", ["referee", "replay", "-"])
     assert entry.main() == 130

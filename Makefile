@@ -49,7 +49,7 @@ PYTEST := PYTHONDONTWRITEBYTECODE= REFEREE_TEST_SPEECH_CACHE=$(CURDIR)/.cache/te
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=12
 
 # `make test`: the quick tier, every part and every game, under 90 s here: it leaves out the slow
-# end-to-end tests (tests/conftest.py SLOW_FILES, SLOW_TESTS) and draws a fifth of each property's
+# end-to-end tests (tests/conftest.py SLOW_FILES, SLOW_TESTS) and draws a tenth of each property's
 # examples. `make test-all`: the whole suite, as CI runs it (.ci/run).
 test: setup
 	$(VENV)/bin/lint-imports

@@ -113,6 +113,12 @@ SLOW_FILES = {
     "test_load.py": "50 scoreboards and 8 seats pressing in real time",
     "test_hostile_disk.py": "full disks, locked and damaged databases: real referee processes",
     "test_hostile_input.py": "bad configs, flags and speech settings: a referee process each",
+    "test_bad_config.py": "garbage configs drawn by Hypothesis, a referee process for some",
+    "test_bad_flags.py": "bad command lines drawn by Hypothesis, a referee process each",
+    "test_hostile_http.py": "slow and greedy clients against the real server, in real time",
+    "test_hostile_flood.py": "floods of requests and event streams against the real server",
+    "test_pi_audio.py": "a missing or silent speaker, waited for in real time",
+    "test_calibrate_save.py": "calibrate run as the service user, real processes",
 }
 SLOW_TESTS = {
     "tests/test_bad_logs.py::test_huge_logs_are_replayed_or_refused_with_bounded_memory":

@@ -56,13 +56,14 @@ START_US = 5_000_000
 
 # The two tiers (README, "Development"): `make test` sets REFEREE_TESTS=quick and leaves out the
 # tests marked `slow` (tests/conftest.py SLOW); `make test-all` and CI run everything. A property
-# draws a fifth of its examples in the quick tier (at least 5) and all of them in the whole suite.
+# draws a tenth of its examples in the quick tier (at least 3) and all of them in the whole suite.
 QUICK = os.environ.get("REFEREE_TESTS") == "quick"
 
 
-def examples(n: int) -> int:
-    """How many examples a Hypothesis property of `n` examples draws in this tier."""
-    return max(5, n // 5) if QUICK else n
+def examples(n: int, least: int = 3) -> int:
+    """How many examples a Hypothesis property of `n` examples draws in this tier (`least`: what
+    the property needs to reach every case it asserts it reached)."""
+    return max(least, n // 10) if QUICK else n
 
 
 

@@ -12,8 +12,9 @@ import pytest
 from referee.rules import odds
 from referee.rules.pigstail import PigsTail, quiet_chance
 from referee.rules.spank import SpankThePig
+from tests.harness import examples
 
-GAMES = 3000
+GAMES = examples(3000, least=300)  # simulated games per table (seeded: the same every run)
 SEATS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus"]
 
 

@@ -205,7 +205,7 @@ def test_the_document_and_the_server_decoder_agree_on_every_body(name: str) -> N
     shape, ref = SHAPES[name], {"$ref": f"#/components/schemas/{name}"}
     seen = {True: 0, False: 0}
 
-    @settings(max_examples=200, deadline=None, database=None, derandomize=True,
+    @settings(max_examples=examples(200, least=100), deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(edges(ref))
     def agree(value: Any) -> None:

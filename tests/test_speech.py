@@ -368,13 +368,14 @@ def test_presses_are_taken_without_delay_while_speech_plays(announcer: SpeechAnn
     presses.put(None)
     loop.join()
     # Rendering the unasked-for ruling (espeak-ng at work) took `rendering`. Had a call waited
-    # for it, that call and the presses queued meanwhile would have taken about as long: neither
-    # may take half of it. (Rendering and scheduling slow down together on a loaded machine, so
-    # this holds there, where a fixed number of milliseconds does not.)
+    # for it, it would have taken about as long: it may not take half of it. (Rendering and
+    # scheduling slow down together on a loaded machine, so this holds there, where a fixed
+    # number of milliseconds does not.) The presses' own delays are not compared: the loop
+    # here is the test's, so they show only how the machine scheduled its thread (a busy
+    # machine once left it waiting 240 ms with nothing blocking it).
     assert long_ruling in scheduled, "the ruling never reached the mixer in 60 s"
     rendering = scheduled[long_ruling] - asked_at[0]
     assert max(calls) < rendering / 2, (calls, rendering)
-    assert max(delays) < rendering / 2, (max(delays), rendering)
     record = next(r for r in sink.records if r.label == long_ruling)
     started = record.item.started_us
     assert started is not None

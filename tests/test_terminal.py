@@ -23,6 +23,7 @@ import pytest
 from referee.capture.keyboard import handle_key
 from referee.cli.table import Table
 from referee.config import default_config
+from tests.harness import close_table
 
 SEATS = ["Blue", "Red", "Green", "Yellow"]
 
@@ -130,7 +131,7 @@ def table(mock_factory: Any, tmp_path: Path) -> Any:
     t = Table(default_config(SEATS), db=tmp_path / "referee.db", mock=True, no_speech=True,
               out=out, auto=False)
     yield t
-    t.close()
+    close_table(t, 60_000)  # a race left open (a card fed 5 s ahead) is ended, not waited out
 
 
 def lines(table: Any) -> list[str]:

@@ -116,3 +116,17 @@ def test_a_table_prints_whole_lines(tmp_path: Path, mock_factory: Any) -> None:
     finally:
         table.close()
     assert stream.writes and all(w.endswith("\n") for w in stream.writes), stream.writes
+
+
+@pytest.mark.parametrize(("winners", "said"), [
+    (["Blue"], "Game over. Winner: Blue. "),
+    (["Blue", "Red"], "Game over. Winners: Blue and Red. "),
+    (["Blue", "Red", "Yellow"], "Game over. Winners: Blue, Red and Yellow. ")])
+def test_the_terminal_names_the_winners_as_a_list(winners: list[str], said: str) -> None:
+    """"Winner: Blue and Red and Yellow" read like a list typed by a machine."""
+    from referee.cli import main as cli_main
+
+    table = argparse.Namespace(out=io.StringIO(), engine=None)
+    seats = [{"place": 1, "seat": s, "score": 15} for s in winners]
+    cli_main._print_event(table, "over", {"winners": winners, "seats": seats})
+    assert table.out.getvalue().startswith(said), table.out.getvalue()

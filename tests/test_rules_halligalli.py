@@ -102,8 +102,8 @@ def test_too_close_between_the_first_two_ringers_the_cards_stay() -> None:
 def test_a_wrong_ring_the_first_ringer_gives_one_card_to_each_other_seat() -> None:
     r = run(game(), *turns(1, 2, THREE), *ring(2, 200, "Cy", "Ann"), facts(2, five=False))
     assert rulings(r) == [(2, "Cy", -2, "rang with no five"),  # only the first pays
-                          (2, "Ann", 1, "paid a card for a wrong ring"),
-                          (2, "Bob", 1, "paid a card for a wrong ring")]
+                          (2, "Ann", 1, "given a card for a wrong ring"),
+                          (2, "Bob", 1, "given a card for a wrong ring")]
     assert held(r) == {"Ann": 20, "Bob": 20, "Cy": 16}
 
 
@@ -152,7 +152,7 @@ def test_the_game_ends_when_one_seat_is_left_and_it_wins() -> None:
 def test_a_wrong_ringer_pays_only_the_seats_still_in() -> None:
     r = run(*cy_runs_out(), flip(57, "Ann"), *ring(57, 100, "Ann"), facts(57, five=False))
     assert rulings(r, 57) == [(57, "Ann", -1, "rang with no five"),
-                              (57, "Bob", 1, "paid a card for a wrong ring")]  # not Cy: out
+                              (57, "Bob", 1, "given a card for a wrong ring")]  # not Cy: out
 
 
 # -- the quiet table ------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from referee.rules.gamefile import load as load_game_file
 from referee.rules.registry import games, register, rules_for
 from referee.store.database import StoreError, connect, export_lines
 from referee.store.tablelog import LogError, dumps, replay
+from referee.voice.phrases import list_words
 
 DB_DEFAULT = "default: $REFEREE_DB, else ~/.local/share/table-referee/referee.db"
 
@@ -251,7 +252,9 @@ def _print_event(table: Table, kind: str, data: dict[str, Any]) -> None:
                   flush=True)
     elif kind == "over":
         rows = ", ".join(f"{r['place']}. {r['seat']} ({r['score']})" for r in data["seats"])
-        print(f"Game over. Winner: {' and '.join(data['winners'])}. {rows}", file=out, flush=True)
+        winners = data["winners"]
+        print(f"Game over. {'Winner' if len(winners) == 1 else 'Winners'}: {list_words(winners)}. "
+              f"{rows}", file=out, flush=True)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -42,7 +42,7 @@ class Why(Reason):
     FIRST_TO_RING = "first to ring on five"
     RANG_WRONGLY = "rang with no five"
     NOTHING_TO_PAY = "rang with no five and no card to pay"
-    PAID = "paid a card for a wrong ring"
+    PAID = "given a card for a wrong ring"
 
 
 class HalliGalli(StackRules):

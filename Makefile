@@ -33,8 +33,8 @@ demo: setup
 	$(VENV)/bin/referee demo
 
 # Much of the suite waits (servers, subprocesses, the browser, a chroot's installer), so more
-# workers than cores: on 2 cores, 3 workers took 89 s, 4 took 74 s, 5 and 6 took 66 s (each
-# worker collects every file, about 1.4 CPU-s with bytecode cached). No test depends on the
+# workers than cores: on 2 cores the quick tier took 98 s with 4 workers, 95-98 s with 5 and
+# 96 s with 6 (each worker collects every file, about 3 CPU-s). No test depends on the
 # machine being idle (the timing tests run on a simulated clock, or give a real process a generous
 # window). Whole files go to one worker, so a module's server is started once; the longest files
 # first, in tests/conftest.py's order.

@@ -95,7 +95,7 @@ KNOWN_FAILURES: dict[str, str] = {}  # none open now
 # leaves these out with `-m "not slow"`; `make test-all` and CI (.ci/run) run them too. Each is an
 # end-to-end run of tens of seconds whose parts the quick tier also reaches one at a time (the
 # rules, the engine on the simulated clock, the voice, the store, the HTTP API, the pages in
-# Chromium, one whole evening: tests/test_evening_pig.py).
+# Chromium: tests/test_declared_pages.py, one whole evening: tests/test_evening_pig.py).
 SLOW_FILES = {
     "test_piper.py": "renders every phrase with the Piper voice (onnxruntime): minutes of CPU",
     "test_pi_install.py": "builds a Debian bookworm root with debootstrap and installs into it",
@@ -119,6 +119,8 @@ SLOW_FILES = {
     "test_hostile_flood.py": "floods of requests and event streams against the real server",
     "test_pi_audio.py": "a missing or silent speaker, waited for in real time",
     "test_calibrate_save.py": "calibrate run as the service user, real processes",
+    "test_browser.py": "rounds played and settled on the real pages in Chromium, in real time",
+    "test_pairing.py": "a phone paired at the box, on the real pages in Chromium",
 }
 SLOW_TESTS = {
     "tests/test_bad_logs.py::test_huge_logs_are_replayed_or_refused_with_bounded_memory":

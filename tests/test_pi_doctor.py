@@ -477,7 +477,11 @@ def test_the_doctor_and_the_start_say_an_overlay_root(
                 break
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=90)  # a clean stop; slow beside four busy test workers
+        try:  # a clean stop; slow beside four busy test workers
+            proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:  # (a Ctrl-C right after the start was seen lost twice
+            proc.kill()  # under heavy load: the session's closing note; not this test's subject)
+            proc.communicate()
     pin = next((i for i, text in enumerate(seen) if text.startswith("Table PIN:")), -2)
     assert pin >= 0, seen
     # after the PIN (the engine's first phrases print from their own thread meanwhile)

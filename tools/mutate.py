@@ -50,6 +50,7 @@ RULES_TESTS = (
     "tests/test_rules_thresholds.py", "tests/test_rules_who_counts.py", "tests/test_rules_declared.py",
     "tests/test_replay_driver.py", "tests/test_rules_spank_live.py",
     "tests/test_rules_spank_un_ended.py", "tests/test_rules_properties.py",
+    "tests/test_games_quiet_odds.py",  # the quiet-run odds (pigstail.quiet_chance) are judged here
     "--deselect", "tests/test_rules_rulings.py::test_bad_line_is_exit_2_from_the_command",
 )
 TABLELOG_TESTS = RULES_TESTS + (

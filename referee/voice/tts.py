@@ -200,18 +200,18 @@ def _voice_known(voices: Iterable[Any], wanted: str) -> bool:
 
 def _child_render(engine: Any, voices: Any, current: dict[str, Any], request: dict[str, Any]) -> None:
     voice = request["voice"]
-    if current.get("voice") != voice:
-        if not _voice_known(voices, voice):
-            raise ValueError(f"pyttsx3 knows no voice {voice!r}")
-        engine.setProperty("voice", voice)
-        current["voice"] = voice
-    engine.setProperty("rate", request["rate"])
-    engine.setProperty("volume", request["volume"])
+    if current.get("voice") != voice and not _voice_known(voices, voice):
+        raise ValueError(f"pyttsx3 knows no voice {voice!r}")
     path = Path(request["path"])
     # pyttsx3 2.99 now and then writes a header-only file (the end-of-message event of the
     # previous phrase arrives first), and the first runAndWait after init() may return before the
     # file exists: wait a moment, then say it again.
-    for _attempt in range(3):
+    for attempt in range(3):
+        if current.get("voice") != voice or attempt:
+            _set_now(engine, "voice", voice)
+        _set_now(engine, "rate", request["rate"])
+        _set_now(engine, "volume", request["volume"])
+        current["voice"] = voice
         path.unlink(missing_ok=True)
         engine.save_to_file(request["text"], str(path))
         engine.runAndWait()
@@ -222,6 +222,27 @@ def _child_render(engine: Any, voices: Any, current: dict[str, Any], request: di
                 break
             time.sleep(0.01)
     raise RuntimeError("pyttsx3 wrote no usable file in 3 attempts")
+
+
+def _set_now(engine: Any, name: str, value: Any) -> None:
+    """Set a pyttsx3 property so that it holds for the next phrase, whatever the load.
+
+    espeak-ng (pyttsx3's AUDIO_OUTPUT_RETRIEVAL mode) queues a rate or volume change for its own
+    synthesis thread, and pyttsx3's runAndWait starts by stopping the driver, which cancels
+    espeak-ng's queue whenever anything is still in it (`espeak_IsPlaying`): on a busy machine
+    the new rate was dropped there, and the phrase came out at pyttsx3's default 200 words a
+    minute. So the property is handed to the driver at once (pyttsx3 itself only queues it
+    until the next runAndWait) and espeak-ng's queue is waited empty (`espeak_Synchronize`)."""
+    proxy = getattr(engine, "proxy", None)
+    driver = getattr(proxy, "_driver", None)
+    if driver is None:  # another pyttsx3: its own queue
+        engine.setProperty(name, value)
+        return
+    driver.setProperty(name, value)
+    backend = getattr(sys.modules.get(type(driver).__module__), "_espeak", None)
+    synchronize = getattr(backend, "Synchronize", None)
+    if synchronize is not None:
+        synchronize()
 
 
 def _complete_wav(path: Path) -> bool:

@@ -81,8 +81,11 @@ ENGINE_TESTS = ("tests/test_engine_live_table.py", "tests/test_engine_games.py",
                 "--deselect", "tests/test_engine_live_table.py::"
                 "test_a_stopped_game_resumes_and_a_cut_round_is_voided",
                 *(x for name in _LIVE for x in ("--deselect", f"tests/test_rhythm.py::{name}")))
-# the table log's file: its checks at open, its lock, a full or failing disk
-DATABASE_TESTS = ("tests/test_hostile_disk.py",)
+# the table log's file: its checks at open, its lock, a full or failing disk; and what it keeps:
+# the games and events written by a table and read back by history, undo and the engine
+DATABASE_TESTS = ("tests/test_hostile_disk.py", "tests/test_history_counts.py",
+                  "tests/test_history_live.py", "tests/test_undo_live.py",
+                  "tests/test_engine_commands.py", "tests/test_engine_loop.py")
 PIN_TESTS = (
     "tests/test_web.py::test_every_change_needs_the_pin",
     "tests/test_web.py::test_five_wrong_pins_lock_the_address_for_a_minute",

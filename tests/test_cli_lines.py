@@ -130,3 +130,18 @@ def test_the_terminal_names_the_winners_as_a_list(winners: list[str], said: str)
     seats = [{"place": 1, "seat": s, "score": 15} for s in winners]
     cli_main._print_event(table, "over", {"winners": winners, "seats": seats})
     assert table.out.getvalue().startswith(said), table.out.getvalue()
+
+
+def test_a_seat_named_without_a_score_is_printed_without_plus_zero() -> None:
+    """The quiz's first buzzer is named, not scored: "Red +0 (buzzed first)" read as a ruling
+    that gave Red nothing; a point is printed with its sign."""
+    from referee.cli import main as cli_main
+
+    table = argparse.Namespace(out=io.StringIO(), engine=None)
+    rulings = [{"type": "ruling", "seat": "Red", "delta": 0, "reason": "buzzed first",
+                "margin_us": 12_000},
+               {"type": "ruling", "seat": "Blue", "delta": 1, "reason": "right answer",
+                "margin_us": None}]
+    cli_main._print_event(table, "ruling", {"rulings": rulings, "round": 3, "correction": False})
+    assert table.out.getvalue() == (
+        "Round 3: Red (buzzed first, by 12.0 ms); Blue +1 (right answer)\n")

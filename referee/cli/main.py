@@ -242,6 +242,8 @@ def _print_event(table: Table, kind: str, data: dict[str, Any]) -> None:
             margin = "" if r["margin_us"] is None else f", by {r['margin_us'] / 1000:.1f} ms"
             if r["seat"] is None:
                 parts.append(f"{r['reason']}{margin}")
+            elif not r["delta"]:  # named, not scored (the quiz's first buzzer)
+                parts.append(f"{r['seat']} ({r['reason']}{margin})")
             else:
                 parts.append(f"{r['seat']} {r['delta']:+d} ({r['reason']}{margin})")
         label = "Correction, round" if data["correction"] else "Round"

@@ -147,3 +147,25 @@ def test_the_named_seat_is_lit_and_the_judges_marks_are_right_or_wrong_for_it() 
     rules.feed(Facts(1, rules.judge_marks(1)["yes"]))
     assert rules.lit(1) is None and rules.status().race_open is False
     assert rules.next_call() == ("call", None)  # the judge may start the next question
+
+
+def test_a_buzz_after_the_first_is_named_is_said_to_wait_in_line_not_to_change_nothing() -> None:
+    """The terminal echoed a later buzz as "late for round 1, already ruled: it changes nothing",
+    and a moment later named that seat to answer after the first answered wrong."""
+    rules = rules_for("quiz")(THREE, {})
+    rules.advance(30 * S)
+    rules.feed(Cue(30 * S))
+    rules.advance(30 * S + 300_000)
+    rules.feed(Press(30 * S + 300_000, "Bob"))
+    rules.advance(30 * S + 600_000)
+    assert rules.lit(1) == "Bob"
+    note = rules.press_note("Cy", "slap", 30 * S + 700_000)
+    assert note == ("in line to answer in round 1, 2nd to buzz: named if the answers before it "
+                    "are wrong")
+    rules.advance(30 * S + 700_000)
+    rules.feed(Press(30 * S + 700_000, "Cy"))
+    assert rules.press_note("Bob", "slap", 30 * S + 800_000) == (
+        "late for round 1, already ruled: it changes nothing")  # the seat answering now
+    rules.feed(Facts(1, {"wrong": ["Bob"]}))
+    rules.advance(30 * S + 900_000)  # no buzz within the tie margin of Cy's
+    assert rules.lit(1) == "Cy"  # as the note said

@@ -242,7 +242,7 @@ def _print_event(table: Table, kind: str, data: dict[str, Any]) -> None:
             margin = "" if r["margin_us"] is None else f", by {r['margin_us'] / 1000:.1f} ms"
             if r["seat"] is None:
                 parts.append(f"{r['reason']}{margin}")
-            elif not r["delta"]:  # named, not scored (the quiz's first buzzer)
+            elif not r["delta"]:  # named, not scored (a buzzer named to answer)
                 parts.append(f"{r['seat']} ({r['reason']}{margin})")
             else:
                 parts.append(f"{r['seat']} {r['delta']:+d} ({r['reason']}{margin})")

@@ -607,7 +607,7 @@ class Rules(ABC):
             r = next((o for o in new if o.seat == seat), new[0])
             return f"counts in round {r.round}: {r.text}"
         if ruled:
-            return late
+            return trial.in_line(number, seat) or late
         if race_open:
             return f"too early for round {number}'s race: it does nothing"
         return "between rounds, presses are ignored"
@@ -615,6 +615,11 @@ class Rules(ABC):
     def lit(self, number: int) -> str | None:
         """The seat whose LED stays lit in round `number` (a seat named to answer), if any."""
         return None
+
+    def in_line(self, number: int, seat: str) -> str:
+        """What `seat`'s press, taken after round `number` was ruled, waits for (a buzzer in line
+        behind the seat answering), in a few words; "": nothing, the press changes nothing."""
+        return ""
 
     def judge_marks(self, number: int) -> dict[str, dict[str, Any]]:
         """The facts the judge's YES and NO give round `number` where they depend on the round (a

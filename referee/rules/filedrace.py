@@ -296,6 +296,18 @@ class FiledRace(FiledGame, RederivedRules):
         waiting = any(isinstance(o, Awaiting) for o in rnd.outputs)
         return rnd.named if waiting else None
 
+    def in_line(self, number: int, seat: str) -> str:
+        """A buzz after the first was named waits its turn: named if the answers before it are
+        wrong (the terminal said "already ruled: it changes nothing")."""
+        if self.DECL.judge.mode != "answer" or not 1 <= number <= len(self.rounds):
+            return ""
+        rnd = self.rounds[number - 1]
+        if seat not in rnd.order or self.lit(number) in (None, seat):
+            return ""
+        ahead = sorted(t for s, t in rnd.order.items() if t < rnd.order[seat])
+        return (f"in line to answer in round {number}, {len(ahead) + 1}{_th(len(ahead) + 1)} to "
+                f"buzz: named if the answers before it are wrong")
+
     def panel_facts(self) -> tuple[Fact, ...]:
         """The panel marks answers with the named seat's right and wrong (or any seat right):
         the list of wrong answers is what those buttons send, never typed in."""
@@ -314,3 +326,8 @@ class FiledRace(FiledGame, RederivedRules):
         number = len(self.rounds)
         return {**super().words(scores), "named": self.lit(number),
                 "marks": self.judge_marks(number)}
+
+
+def _th(n: int) -> str:
+    """The English ordinal suffix of `n` ("2nd", "3rd", "11th")."""
+    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")

@@ -28,7 +28,7 @@ from referee.cli.table import unfinished_game
 from referee.engine import loop
 from referee.engine.commands import Pause, Request
 from referee.engine.loop import Engine, open_game, resume_game
-from referee.events import ButtonReleased, ButtonStuck, Cue, GameStart, Penalty, Press, Undo
+from referee.events import ButtonReleased, ButtonStuck, Cue, End, GameStart, Penalty, Press, Undo
 from referee.store.database import StorageFull, Store, events
 from referee.voice.announce import PrintAnnouncer
 from referee.voice.phrases import text
@@ -498,6 +498,7 @@ def test_a_seat_that_never_slapped_is_said_to_have_never_slapped(sim: Callable[.
     assert engine is not None
     said = judged(s, ["Blue", "Red"])  # Green never slaps; the judge: a pig
     assert said[-1] == "Green never slapped: last to spank the pig. One whammy.", said
+    assert engine.snapshot()["said"] == said[-1]  # the page shows the words last said, whole
     assert engine.snapshot()["rulings_said"][0]["what"] == "never slapped: last to spank the pig"
     event = [d for k, d in s.published if k == "ruling"][-1]  # what the pages are pushed
     assert event["rulings_said"][0]["said"] == said[-1]
@@ -1021,6 +1022,7 @@ def test_a_practice_plays_its_own_short_deck_to_its_last_round_whatever_the_deck
 def test_a_practice_over_by_its_rules_crowns_nobody(table: Callable[..., Table]) -> None:
     t = table("pig", {"window_ms": "1000", "lives": "1"}, ready=False, practice=True)
     t.engine.open()
+    practice = t.engine.game_id
     t.clock.t += 100_000
     t.press("Blue")
     t.clock.t += 60_000
@@ -1031,6 +1033,8 @@ def test_a_practice_over_by_its_rules_crowns_nobody(table: Callable[..., Table])
     keys = [k for k, _, _ in t.voice.said]
     assert "practice_over" in keys and "champion" not in keys and "co_champions" not in keys
     assert t.engine.snapshot()["phase"] == "ready" and not t.engine.practice
+    logged = list(events(t.store.conn, practice))  # "the practice always ends with an end line"
+    assert isinstance(logged[-1], End) and logged[-1].t_us >= logged[-2].t_us
 
 
 def test_a_game_without_calls_opens_play_with_its_beat_word_after_the_count_in(

@@ -195,6 +195,17 @@ class WriterLock:
             self.key = None
 
 
+def folder_problem(path: Path, exc: OSError) -> str:
+    """Why the folder of `path` cannot be made, in words: a file standing where a folder must
+    be is named ("File exists" said nothing of which)."""
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                return f"{str(parent)!r} is a file, not a folder"
+            break
+    return exc.strerror or str(exc)
+
+
 def printable(text: str) -> str:
     """Text safe to print on one console line: control characters shown as escapes."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
@@ -277,7 +288,7 @@ def connect(path: str | Path, *, readonly: bool = False, check: bool = True) -> 
         conn.path = str(path)
         conn.execute("PRAGMA busy_timeout=5000")
     except (sqlite3.Error, OSError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        reason = folder_problem(path, exc) if isinstance(exc, OSError) else exc
         raise StoreError(f"database {str(path)!r}: {reason}; check the path and its permissions"
                          ) from None
     try:
@@ -359,8 +370,8 @@ class Store:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"database {str(self.path)!r}: {exc.strerror}; check the path and "
-                             f"its permissions") from None
+            raise StoreError(f"database {str(self.path)!r}: {folder_problem(self.path, exc)}; "
+                             f"check the path and its permissions") from None
         if free_bytes(self.path.parent) < MIN_FREE_BYTES:  # say so now, not mid-round, and
             raise StorageFull(f"database {str(self.path)!r}: {FULL_MESSAGE}")  # write nothing
         self.writer = WriterLock(self.path)  # before anything is written

@@ -51,6 +51,7 @@ RULES_TESTS = (
     "tests/test_replay_driver.py", "tests/test_rules_spank_live.py",
     "tests/test_rules_spank_un_ended.py", "tests/test_rules_properties.py",
     "tests/test_games_quiet_odds.py",  # the quiet-run odds (pigstail.quiet_chance) are judged here
+    "tests/test_log_end.py", "tests/test_rules_playoff_properties.py",  # the judge's End, play-offs
     "--deselect", "tests/test_rules_rulings.py::test_bad_line_is_exit_2_from_the_command",
 )
 TABLELOG_TESTS = RULES_TESTS + (

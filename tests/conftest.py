@@ -4,6 +4,7 @@ the speech cache of the run, headless Chromium, and the order the files run in."
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -141,6 +142,12 @@ def pytest_ignore_collect(collection_path: Path) -> bool | None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: in the whole suite only (make test-all, CI): "
                                        "tests/conftest.py SLOW_FILES and SLOW_TESTS say why")
+    # A suite started as a background job of a script (`make test-all &`) inherits SIGINT
+    # ignored, as bash does for background jobs without job control, and so does every
+    # `referee` a test starts: the Ctrl-C a test sends it was lost (the "lost Ctrl-C" of the
+    # overlay-root doctor test). Python resets its own handlers at exec but keeps an ignore.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest's own `-m` selection sees the marks

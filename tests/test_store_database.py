@@ -12,11 +12,14 @@ import pytest
 
 from referee.events import Cue, GameStart, Press
 from referee.store.database import (
+    StorageDamaged,
+    StorageFull,
     Store,
     StoreError,
     connect,
     export_lines,
     game_row,
+    http_status,
     printable,
 )
 
@@ -104,3 +107,31 @@ def test_the_clock_is_behind_only_when_it_is_before_the_last_game(tmp_path: Path
 def test_control_characters_are_printed_as_escapes_on_one_line() -> None:
     assert printable("Blue\x00\x1b[2Jred\nline") == "Blue\\x00\\x1b[2Jred\\nline"
     assert printable("Zoë") == "Zoë"
+
+
+def test_a_folder_given_as_the_database_is_one_line_naming_it(tmp_path: Path) -> None:
+    folder = tmp_path / "evenings"
+    folder.mkdir()
+    with pytest.raises(StoreError) as caught:
+        connect(folder)
+    assert str(caught.value) == (
+        f"database {str(folder)!r}: unable to open database file; check the path and its "
+        "permissions")
+
+
+def test_a_symlink_loop_as_the_database_is_one_line_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "a.db").symlink_to(tmp_path / "b.db")
+    (tmp_path / "b.db").symlink_to(tmp_path / "a.db")
+    with pytest.raises(StoreError) as caught:
+        Store(tmp_path / "a.db")
+    assert str(caught.value) == (
+        f"database {str(tmp_path / 'a.db')!r}: Too many levels of symbolic links; check the "
+        "path and its permissions")
+
+
+def test_a_full_disk_is_507_and_a_damaged_or_busy_database_503() -> None:
+    """507 Insufficient Storage tells the page to try again once there is room; a damaged or
+    locked database is 503, the referee's own trouble."""
+    assert http_status(StorageFull("database 'r.db': the disk is full")) == 507
+    assert http_status(StorageDamaged("database 'r.db' is damaged")) == 503
+    assert http_status(StoreError("database 'r.db': busy")) == 503

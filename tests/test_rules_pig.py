@@ -330,6 +330,15 @@ def test_a_late_arriving_press_re_rules_its_round() -> None:
     assert rules.standings().seats[-1].out is False
 
 
+def test_with_one_life_each_seat_s_elimination_is_made_ready_in_its_own_name() -> None:
+    """With `lives = 1` the letters are never said: only each seat's "is out", made ready
+    before the first claim (a phrase missing its seat was said as "{seat} is out" at best)."""
+    rules = Pig(["Blue", "Red", "Green"], {"lives": 1})
+    assert [phrases.text(key, params, book=phrasebook(rules))
+            for key, params in rules.said_ahead()] == [
+        f"{seat} is out. Remove one set of four cards." for seat in ("Blue", "Red", "Green")]
+
+
 def test_announcements_deal_lives_elimination_and_co_winners() -> None:
     """The rules say what happened in numbers and names; the voice puts it into words."""
 

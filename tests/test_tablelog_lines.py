@@ -129,6 +129,19 @@ def test_a_facts_line_keeps_the_facts_and_drops_unknown_fields() -> None:
         event_from_json({"type": "facts", "round": 2})
 
 
+def test_a_facts_line_of_another_game_s_facts_is_named_against_the_log_s_game() -> None:
+    """In a Pig's Tail log, Spank the Pig!'s `pigs` is no fact: the line is refused saying
+    which game the log is and which facts it has, on the line itself and in a whole replay."""
+    line = '{"type": "facts", "round": 1, "pigs": 1}'
+    with pytest.raises(ValueError, match="^facts field 'pigs' is not used in pigs-tail; use "):
+        event_from_line(line, "pigs-tail")
+    assert event_from_line(line, "spank-the-pig") == Facts(1, {"pigs": 1})
+    tail = {"type": "game", "game": "pigs-tail", "seats": ["Blue", "Red"], "options": {}}
+    with pytest.raises(LogError, match="^line 3: facts field 'pigs' is not used in pigs-tail"):
+        replay([json.dumps(tail), json.dumps({"type": "cue", "t_us": 1_000_000, "seat": "Blue"}),
+                line])
+
+
 @pytest.mark.parametrize(("obj", "message"), [
     ([1, 2], "each line must be a JSON object"),
     ({"t_us": 5}, "missing field 'type': add it, one of "),

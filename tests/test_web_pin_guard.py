@@ -345,3 +345,42 @@ def test_all_networks_together_have_fresh_total_first_tries() -> None:
     guard = PinGuard(lambda: PIN, clock=clock, free_wrong=0)
     got = [guard.check(f"10.{i // 250}.{i % 250}.1", WRONG)[0] for i in range(FRESH_TOTAL + 20)]
     assert got == [401] * FRESH_TOTAL + [429] * 20
+
+
+def test_a_spent_network_is_not_forgotten_while_the_networks_it_shares_room_with_try_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With every remembered network's room taken, a network already remembered that tries
+    again makes no room: the network whose first tries are spent stays spent (forgetting it
+    would give it FRESH more, and an attacker would cycle networks to keep guessing)."""
+    from referee.scoreboard import pin
+
+    monkeypatch.setattr(pin, "MAX_NETWORKS", 3)
+    clock = SimClock.in_seconds()
+    guard = PinGuard(lambda: PIN, clock=clock, free_wrong=0, fresh=2)
+
+    def guess(net: int, host: int) -> int:
+        return guard.check(f"10.{net}.0.{host}", WRONG)[0]
+
+    assert [guess(1, 1), guess(1, 2), guess(1, 3)] == [401, 401, 429]  # network 1: spent
+    assert [guess(2, 1), guess(3, 1)] == [401, 401]  # the room is full: 1, 2 and 3
+    assert guess(3, 2) == 401  # network 3 again, its second first try
+    assert guess(1, 4) == 429  # network 1 is still spent
+
+
+def test_room_for_a_new_network_is_made_by_forgetting_a_refilled_one_not_a_spent_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A network whose first tries have all come back is the same as one never seen: that is
+    the one forgotten to make room, not the network still spent (the oldest)."""
+    from referee.scoreboard import pin
+
+    monkeypatch.setattr(pin, "MAX_NETWORKS", 2)
+    clock = SimClock.in_seconds()
+    guard = PinGuard(lambda: PIN, clock=clock, free_wrong=0, fresh=2)
+
+    def guess(net: int, host: int) -> int:
+        return guard.check(f"10.{net}.0.{host}", WRONG)[0]
+
+    assert [guess(1, 1), guess(1, 2), guess(1, 3), guess(2, 1)] == [401, 401, 429, 401]
+    clock.advance(s=FRESH_REFILL_S)  # network 2 is whole again; network 1 has one try back
+    assert guess(3, 1) == 401  # a new network: room is made
+    assert [guess(1, 4), guess(1, 5)] == [401, 429]  # network 1 kept its count: one try

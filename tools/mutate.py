@@ -56,6 +56,7 @@ RULES_TESTS = (
 )
 TABLELOG_TESTS = RULES_TESTS + (
     "tests/test_bad_logs.py", "tests/test_tablelog_lines.py",
+    "tests/test_game_file.py",  # `referee replay --game-file`: the file's rules, not the log's
     "--deselect", "tests/test_bad_logs.py::test_huge_logs_are_replayed_or_refused_with_bounded_memory",
 )
 CAPTURE_TESTS = ("tests/test_capture_gpio.py", "tests/test_capture_pi_factories.py",

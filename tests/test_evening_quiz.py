@@ -158,6 +158,10 @@ def test_a_quiz_evening_from_the_first_question_to_the_champion_and_the_next_gam
         sim.until(lambda s: (s["words"] or {}).get("named") == "Cy")
         assert lit(sim) == {"Cy"}
         pages.shows("judge-phone", "#question-facts", "Right: Cy")
+        pages.shows("table-tv", "main", "answers next")
+        for name in ("table-tv", "table-phone"):  # named, not scored: as said, no "±0 points"
+            shown = pages.pages[name].inner_text("main")
+            assert "answered wrong" in shown and "±0" not in shown, shown
         pages.shot("cy-named", tmp_path)
         sim.key("yes")  # right
         sim.until(lambda s: s["awaiting"] is None and s["phase"] != "race")

@@ -251,7 +251,7 @@ class Rules(ABC):
         """The game's own words for the scoreboard: the unit, and whatever else it shows."""
         pace = self.schedule()
         return {"unit": list(self.UNIT_WORDS), "pressed": self.PRESSED,
-                "more_wins": self.MORE_WINS, "title": self.title(),
+                "more_wins": self.MORE_WINS, "zero_said": self.ZERO_SAID, "title": self.title(),
                 "penalties": list(self.PENALTY_REASONS),
                 "next": pace.next_label, "judge_starts": pace.judge_starts}
 

@@ -134,8 +134,11 @@ const TR = (() => {
     if (r.seat) {
       parts.push(who(state, r.seat));
       const sign = r.delta > 0 ? "+" : r.delta < 0 ? "−" : "±";
-      parts.push(el("span", {class: "delta " + deltaClass(state, r.delta)},
-        `${sign}${Math.abs(r.delta)} ${unitWord(state.unit, r.delta, state.words)}`));
+      // a seat named, not scored ("Bob: buzzed first."): no "±0 points" where none is said
+      if (r.delta || (state.words || {}).zero_said !== false) {
+        parts.push(el("span", {class: "delta " + deltaClass(state, r.delta)},
+          `${sign}${Math.abs(r.delta)} ${unitWord(state.unit, r.delta, state.words)}`));
+      }
       const what = r.what || r.reason;
       // the margin ("by 42 milliseconds", "um 1,05 Sekunden"): the last three words of a ruling
       // with a margin, kept together (it never wraps away from its number)

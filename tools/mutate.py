@@ -182,6 +182,13 @@ def sampled(modules: list[str], tests: list[str], log: Path, n: int) -> list[str
                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
         while proc.poll() is None:
             if "Running mutation testing" in log.read_text(errors="replace"):
+                # stopped first, and killed only once every module's list of mutants reads
+                # whole: a kill in the middle of mutmut writing one left it empty
+                os.killpg(proc.pid, signal.SIGSTOP)
+                while not all(_readable(ROOT / "mutants" / (m + ".meta")) for m in modules):
+                    os.killpg(proc.pid, signal.SIGCONT)
+                    time.sleep(0.2)
+                    os.killpg(proc.pid, signal.SIGSTOP)
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
                 break
@@ -195,6 +202,17 @@ def sampled(modules: list[str], tests: list[str], log: Path, n: int) -> list[str
         keys = sorted(json.loads(meta.read_text())["exit_code_by_key"])
         names += rng.sample(keys, min(n, len(keys)))
     return names
+
+
+def _readable(meta: Path) -> bool:
+    """A mutmut meta file that is there and whole (or absent: a module with no mutants)."""
+    try:
+        json.loads(meta.read_text())
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def diffs(names: list[str]) -> dict[str, str]:
@@ -349,6 +367,7 @@ def main() -> int:
     for m in modules:
         groups.setdefault(MODULES[m], []).append(m)
     scores: list[Score] = []
+    failed = False
     start = time.monotonic()
     for mods in groups.values():
         tests = test_args(mods, ns.tests)
@@ -369,19 +388,20 @@ def main() -> int:
             print(f"mutate: mutmut failed (exit {done.returncode}); see {log.relative_to(ROOT)}:",
                   file=sys.stderr)
             print("\n".join(log.read_text(errors="replace").splitlines()[-15:]), file=sys.stderr)
-            return 1
+            failed = True
+            break  # the groups judged so far are still reported and written
         scores += collect(mods, set(), only)
     runtime = time.monotonic() - start
     eq = equivalents(DOC)  # read now: the doc may have been edited while mutmut ran
     scores = [replace(s, equivalent=sum(1 for sv in s.survivors if sv.name in eq)) for s in scores]
     print(report(scores, eq))
     print(f"\nmutate: {runtime:.0f} s wall")
-    if not ns.no_doc and not ns.only:
+    if not ns.no_doc and not ns.only and scores:
         write_doc(DOC, scores, runtime, ["make mutate"] + (
-            [f"MODULES={' '.join(ns.modules)}"] if ns.modules else []) + (
-            [f"SAMPLE={ns.sample}"] if ns.sample else []))
+            [f"MODULES={' '.join(s.module for s in scores)}"] if ns.modules or failed else [])
+            + ([f"SAMPLE={ns.sample}"] if ns.sample else []))
         print(f"mutate: summary written to {DOC.relative_to(ROOT)}")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

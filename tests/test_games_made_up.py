@@ -119,6 +119,7 @@ def test_the_made_up_game_plays_through_every_part(run: Run, tmp_path: Path,
         "said": "Ann: first after the beep by 110 milliseconds. One point.",
         "what": "first after the beep by 110 milliseconds"}]
     assert snap["words"] == {"unit": ["point", "points"], "pressed": "pressed", "more_wins": True,
+                             "zero_said": True,
                              "title": "First after the Beep", "penalties": ["judge's penalty"],
                              "next": "Next round now", "judge_starts": False}
     assert snap["rounds"] == 3

@@ -203,9 +203,9 @@ def _child_render(engine: Any, voices: Any, current: dict[str, Any], request: di
     if current.get("voice") != voice and not _voice_known(voices, voice):
         raise ValueError(f"pyttsx3 knows no voice {voice!r}")
     path = Path(request["path"])
-    # pyttsx3 2.99 now and then writes a header-only file (the end-of-message event of the
-    # previous phrase arrives first), and the first runAndWait after init() may return before the
-    # file exists: wait a moment, then say it again.
+    # pyttsx3 2.99's first runAndWait after init() returns before the phrase is synthesised
+    # (espeak-ng does it in its own thread): wait for espeak-ng, then for the file; a file still
+    # not whole is said again, properties and all.
     for attempt in range(3):
         if current.get("voice") != voice or attempt:
             _set_now(engine, "voice", voice)
@@ -215,7 +215,8 @@ def _child_render(engine: Any, voices: Any, current: dict[str, Any], request: di
         path.unlink(missing_ok=True)
         engine.save_to_file(request["text"], str(path))
         engine.runAndWait()
-        for _ in range(20):  # synthesis is synchronous: only a missing file is worth waiting for
+        _drain(engine)
+        for _ in range(20):  # synthesis is over: only a missing file is worth waiting for
             if _complete_wav(path):
                 return
             if path.exists():
@@ -232,16 +233,24 @@ def _set_now(engine: Any, name: str, value: Any) -> None:
     espeak-ng's queue whenever anything is still in it (`espeak_IsPlaying`): on a busy machine
     the new rate was dropped there, and the phrase came out at pyttsx3's default 200 words a
     minute. So the property is handed to the driver at once (pyttsx3 itself only queues it
-    until the next runAndWait) and espeak-ng's queue is waited empty (`espeak_Synchronize`)."""
-    proxy = getattr(engine, "proxy", None)
-    driver = getattr(proxy, "_driver", None)
+    until the next runAndWait) and espeak-ng's queue is waited empty."""
+    driver = getattr(getattr(engine, "proxy", None), "_driver", None)
     if driver is None:  # another pyttsx3: its own queue
         engine.setProperty(name, value)
         return
     driver.setProperty(name, value)
+    _drain(engine)
+
+
+def _drain(engine: Any) -> None:
+    """Wait until espeak-ng has done everything asked of it (`espeak_Synchronize`): the
+    properties set, the phrase synthesised and its file written. Without it a phrase whose
+    synthesis outlasted the wait for its file was said again, and stopping pyttsx3 for that
+    cancelled the first in mid-word: its last pieces landed at the start of the second's."""
+    driver = getattr(getattr(engine, "proxy", None), "_driver", None)
     backend = getattr(sys.modules.get(type(driver).__module__), "_espeak", None)
     synchronize = getattr(backend, "Synchronize", None)
-    if synchronize is not None:
+    if driver is not None and synchronize is not None:
         synchronize()
 
 

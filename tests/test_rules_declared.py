@@ -504,8 +504,8 @@ def test_pig_a_claim_stands_until_the_judge_says() -> None:
 def test_pig_words_for_the_scoreboard() -> None:
     """With 3 lives letters (P-I-G); with 1 lives lost; the title names the variant."""
     shared = {"pressed": "pressed", "thing": "spoon", "act": "grab a spoon", "more_wins": False,
-              "zero_said": True, "title": "Spoons", "penalties": ["judge's penalty"], "next": "Next round now",
-              "judge_starts": False}
+              "zero_said": True, "title": "Spoons", "penalties": ["judge's penalty"],
+              "next": "Next round now", "judge_starts": False}
     rules = Pig(FOUR, {"variant": "spoons", "lives": 3})
     assert rules.words({"Blue": 0, "Red": 2}) == {
         **shared, "unit": ["letter", "letters"], "letters": {"Blue": "", "Red": "P-I"}}

@@ -563,3 +563,30 @@ def test_the_dac_clock_ignores_late_readings_and_follows_drift(drift: float) -> 
     frame = 3000 * 1024
     true_us = 5_000_000 + frame / 48000 * 1e6 * (1 - drift)
     assert abs(clock.frame_to_us(frame, 0) - true_us) < 250
+
+
+def test_a_phrase_never_starts_with_more_than_a_tenth_of_a_second_of_silence(
+        tmp_path: Path) -> None:
+    """Piper now and then breathes in for a third of a second before a ruling ("Red takes the
+    pile: one card." began 348 ms in): the clip is cut to 0.1 s before its speech, in the cache
+    too, so a restart plays the same."""
+    import wave
+
+    from referee.voice.tts import LEAD_S, check_clip
+
+    rate = 22050
+    t = np.arange(rate // 2) / rate
+    speech = (0.5 * np.sin(2 * np.pi * 220 * t) * 32767).astype(np.int16)
+    for silence_s, onset_s in ((0.35, LEAD_S), (0.06, 0.06)):
+        path = tmp_path / f"lead{silence_s}.wav"
+        pcm = np.concatenate([np.zeros(round(rate * silence_s), np.int16), speech,
+                              np.zeros(rate // 10, np.int16)])
+        with wave.open(str(path), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(rate)
+            w.writeframes(pcm.tobytes())
+        clip = check_clip(path, "Red takes the pile: one card.", 175)
+        assert abs(clip.onset_s - onset_s) < 0.002, (silence_s, clip.onset_s)
+        samples, _ = read_wav(path)
+        assert np.array_equal(samples, clip.samples)  # the cache holds what is played

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from referee.voice import phrases, piper_voice
-from referee.voice.audio import Clip, find_onset, read_wav, speech_rms_db
+from referee.voice.audio import Clip, find_onset, read_wav, speech_rms_db, write_wav
 
 CACHE_FORMAT = 1
 FALLBACK_SAID = "speaking with espeak-ng"  # how a Piper notice ends (the doctor's voice line)
@@ -335,6 +335,9 @@ class _Child:
 # Renderer + disk cache
 
 
+LEAD_S = 0.1  # the most silence a phrase starts with: a ruling follows its race at once
+
+
 def check_clip(path: Path, text: str, rate: int) -> Clip:
     """The rendered file as a clip, or ValueError saying what is wrong with it."""
     if not path.exists() or path.stat().st_size <= 44:
@@ -349,6 +352,11 @@ def check_clip(path: Path, text: str, rate: int) -> Clip:
     onset = find_onset(samples, samplerate)
     if onset is None or onset > samplerate // 2:
         raise ValueError(f"no speech found at the start of the audio for {text!r}")
+    lead = round(samplerate * LEAD_S)
+    if onset > lead:  # Piper now and then breathes in for a third of a second first
+        write_wav(path, samples[onset - lead:], samplerate)  # the cache holds it as played
+        samples, samplerate = read_wav(path)  # (as a restart will read it, to the last bit)
+        onset = lead
     return Clip(samples, samplerate, onset)
 
 

@@ -567,7 +567,7 @@ def test_the_dac_clock_ignores_late_readings_and_follows_drift(drift: float) -> 
 
 def test_a_phrase_never_starts_with_more_than_a_tenth_of_a_second_of_silence(
         tmp_path: Path) -> None:
-    """Piper now and then breathes in for a third of a second before a ruling ("Red takes the
+    """Piper now and then starts a ruling a third of a second in ("Red takes the
     pile: one card." began 348 ms in): the clip is cut to 0.1 s before its speech, in the cache
     too, so a restart plays the same."""
     import wave

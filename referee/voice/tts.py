@@ -353,7 +353,7 @@ def check_clip(path: Path, text: str, rate: int) -> Clip:
     if onset is None or onset > samplerate // 2:
         raise ValueError(f"no speech found at the start of the audio for {text!r}")
     lead = round(samplerate * LEAD_S)
-    if onset > lead:  # Piper now and then breathes in for a third of a second first
+    if onset > lead:  # Piper now and then starts a third of a second in
         write_wav(path, samples[onset - lead:], samplerate)  # the cache holds it as played
         samples, samplerate = read_wav(path)  # (as a restart will read it, to the last bit)
         onset = lead

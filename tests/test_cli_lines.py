@@ -136,12 +136,14 @@ def test_a_seat_named_without_a_score_is_printed_without_plus_zero() -> None:
     """The quiz's first buzzer is named, not scored: "Red +0 (buzzed first)" read as a ruling
     that gave Red nothing; a point is printed with its sign."""
     from referee.cli import main as cli_main
+    from referee.rules.registry import rules_for
 
-    table = argparse.Namespace(out=io.StringIO(), engine=None)
+    quiz = rules_for("quiz")(["Red", "Blue"], {})  # a game that says no zero count
+    table = argparse.Namespace(out=io.StringIO(), engine=argparse.Namespace(rules=quiz))
     rulings = [{"type": "ruling", "seat": "Red", "delta": 0, "reason": "buzzed first",
                 "margin_us": 12_000},
                {"type": "ruling", "seat": "Blue", "delta": 1, "reason": "right answer",
                 "margin_us": None}]
     cli_main._print_event(table, "ruling", {"rulings": rulings, "round": 3, "correction": False})
-    assert table.out.getvalue() == (
-        "Round 3: Red (buzzed first, by 12.0 ms); Blue +1 (right answer)\n")
+    assert table.out.getvalue().splitlines()[0] == (
+        "Round 3: Red (buzzed first, by 12.0 ms); Blue +1 (right answer)")

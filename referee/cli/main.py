@@ -234,6 +234,8 @@ def _wait_until_over(table: Table, args: argparse.Namespace) -> None:
 def _print_event(table: Table, kind: str, data: dict[str, Any]) -> None:
     out = table.out
     if kind == "ruling":
+        # a seat named, not scored, is printed as the voice says it ("Red (buzzed first)")
+        zero_said = table.engine is None or table.engine.rules.ZERO_SAID
         parts = []
         for r in data["rulings"]:
             if r["type"] == "awaiting":
@@ -242,7 +244,7 @@ def _print_event(table: Table, kind: str, data: dict[str, Any]) -> None:
             margin = "" if r["margin_us"] is None else f", by {r['margin_us'] / 1000:.1f} ms"
             if r["seat"] is None:
                 parts.append(f"{r['reason']}{margin}")
-            elif not r["delta"]:  # named, not scored (a buzzer named to answer)
+            elif not r["delta"] and not zero_said:
                 parts.append(f"{r['seat']} ({r['reason']}{margin})")
             else:
                 parts.append(f"{r['seat']} {r['delta']:+d} ({r['reason']}{margin})")

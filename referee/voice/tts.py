@@ -207,10 +207,8 @@ def _child_render(engine: Any, voices: Any, current: dict[str, Any], request: di
     # (espeak-ng does it in its own thread): wait for espeak-ng, then for the file; a file still
     # not whole is said again, properties and all.
     for attempt in range(3):
-        if current.get("voice") != voice or attempt:
-            _set_now(engine, "voice", voice)
-        _set_now(engine, "rate", request["rate"])
-        _set_now(engine, "volume", request["volume"])
+        voice_now = {"voice": voice} if current.get("voice") != voice or attempt else {}
+        _set_now(engine, {**voice_now, "rate": request["rate"], "volume": request["volume"]})
         current["voice"] = voice
         path.unlink(missing_ok=True)
         engine.save_to_file(request["text"], str(path))
@@ -225,32 +223,34 @@ def _child_render(engine: Any, voices: Any, current: dict[str, Any], request: di
     raise RuntimeError("pyttsx3 wrote no usable file in 3 attempts")
 
 
-def _set_now(engine: Any, name: str, value: Any) -> None:
-    """Set a pyttsx3 property so that it holds for the next phrase, whatever the load.
+def _set_now(engine: Any, properties: dict[str, Any]) -> None:
+    """Set pyttsx3 properties so that they hold for the next phrase, whatever the load.
 
     espeak-ng (pyttsx3's AUDIO_OUTPUT_RETRIEVAL mode) queues a rate or volume change for its own
     synthesis thread, and pyttsx3's runAndWait starts by stopping the driver, which cancels
     espeak-ng's queue whenever anything is still in it (`espeak_IsPlaying`): on a busy machine
     the new rate was dropped there, and the phrase came out at pyttsx3's default 200 words a
-    minute. So the property is handed to the driver at once (pyttsx3 itself only queues it
-    until the next runAndWait) and espeak-ng's queue is waited empty."""
-    driver = getattr(getattr(engine, "proxy", None), "_driver", None)
-    if driver is None:  # another pyttsx3: its own queue
-        engine.setProperty(name, value)
-        return
-    driver.setProperty(name, value)
+    minute. So the properties are handed to the driver at once (pyttsx3 itself only queues
+    them until the next runAndWait) and espeak-ng's queue is waited empty."""
+    driver = _driver(engine)
+    for name, value in properties.items():
+        (engine if driver is None else driver).setProperty(name, value)  # None: its own queue
     _drain(engine)
+
+
+def _driver(engine: Any) -> Any:
+    """pyttsx3's driver behind its engine (None: a pyttsx3 that keeps it elsewhere)."""
+    return getattr(getattr(engine, "proxy", None), "_driver", None)
 
 
 def _drain(engine: Any) -> None:
     """Wait until espeak-ng has done everything asked of it (`espeak_Synchronize`): the
-    properties set, the phrase synthesised and its file written. Without it a phrase whose
-    synthesis outlasted the wait for its file was said again, and stopping pyttsx3 for that
-    cancelled the first in mid-word: its last pieces landed at the start of the second's."""
-    driver = getattr(getattr(engine, "proxy", None), "_driver", None)
-    backend = getattr(sys.modules.get(type(driver).__module__), "_espeak", None)
+    properties set, the phrase synthesised and its file written. Without it the first phrase,
+    whose runAndWait returns before it is synthesised, was read half-written and said again
+    (which espeak-ng says a little differently)."""
+    backend = getattr(sys.modules.get(type(_driver(engine)).__module__), "_espeak", None)
     synchronize = getattr(backend, "Synchronize", None)
-    if driver is not None and synchronize is not None:
+    if synchronize is not None:
         synchronize()
 
 
